@@ -1,0 +1,110 @@
+package io.rdmagate.vfs;
+
+/**
+ * The attributes a caller asks to change; a field left unset is not touched. Times are
+ * nanoseconds since the epoch, or {@link #SERVER_TIME} for "now, by the server's clock".
+ */
+public final class SetAttributes {
+    public static final long SERVER_TIME = Long.MIN_VALUE;
+    public static final SetAttributes NONE = new SetAttributes();
+
+    private Integer mode;
+    private Integer uid;
+    private Integer gid;
+    private Long size;
+    private Long atime;
+    private Long mtime;
+    private Long birthTime;
+    private Integer dosAttributes;
+
+    public static SetAttributes create() {
+        return new SetAttributes();
+    }
+
+    public SetAttributes mode(int m) {
+        if (m < 0 || m > 07777) {
+            throw new IllegalArgumentException("mode " + Integer.toOctalString(m));
+        }
+        this.mode = m;
+        return this;
+    }
+
+    public SetAttributes owner(int u) {
+        this.uid = u;
+        return this;
+    }
+
+    public SetAttributes group(int g) {
+        this.gid = g;
+        return this;
+    }
+
+    public SetAttributes size(long s) {
+        this.size = s;
+        return this;
+    }
+
+    public SetAttributes atime(long nanos) {
+        this.atime = nanos;
+        return this;
+    }
+
+    public SetAttributes mtime(long nanos) {
+        this.mtime = nanos;
+        return this;
+    }
+
+    public SetAttributes birthTime(long nanos) {
+        this.birthTime = nanos;
+        return this;
+    }
+
+    public SetAttributes dosAttributes(int bits) {
+        this.dosAttributes = bits;
+        return this;
+    }
+
+    public Integer mode() {
+        return mode;
+    }
+
+    public Integer uid() {
+        return uid;
+    }
+
+    public Integer gid() {
+        return gid;
+    }
+
+    public Long size() {
+        return size;
+    }
+
+    public Long atime() {
+        return atime;
+    }
+
+    public Long mtime() {
+        return mtime;
+    }
+
+    public Long birthTime() {
+        return birthTime;
+    }
+
+    public Integer dosAttributes() {
+        return dosAttributes;
+    }
+
+    public boolean isEmpty() {
+        return mode == null && uid == null && gid == null && size == null && atime == null
+                && mtime == null && birthTime == null && dosAttributes == null;
+    }
+
+    @Override
+    public String toString() {
+        return "SetAttributes[mode=" + (mode == null ? null : Integer.toOctalString(mode)) + " uid=" + uid
+                + " gid=" + gid + " size=" + size + " atime=" + atime + " mtime=" + mtime + " birth="
+                + birthTime + " dos=" + dosAttributes + "]";
+    }
+}

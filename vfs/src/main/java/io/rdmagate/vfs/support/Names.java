@@ -1,0 +1,51 @@
+package io.rdmagate.vfs.support;
+
+import io.rdmagate.vfs.VfsError;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.VirtualFileSystem;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Validation of a single path component received from a client.
+ *
+ * <p>Accepts: non-empty UTF-16 strings that encode to at most 255 bytes of UTF-8.
+ * Refuses: '/', NUL, "." and "..", and unpaired surrogates (not representable on disk).
+ */
+public final class Names {
+    private Names() {
+    }
+
+    public static void check(String name) throws VfsException {
+        if (name == null || name.isEmpty()) {
+            throw new VfsException(VfsError.INVALID, "empty name");
+        }
+        if (name.equals(".") || name.equals("..")) {
+            throw new VfsException(VfsError.INVALID, "name '" + name + "' is reserved");
+        }
+        int utf8 = 0;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c == '/' || c == 0) {
+                throw new VfsException(VfsError.INVALID, "name contains '/' or NUL");
+            }
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 >= name.length() || !Character.isLowSurrogate(name.charAt(i + 1))) {
+                    throw new VfsException(VfsError.INVALID, "name has an unpaired surrogate");
+                }
+                utf8 += 4;
+                i++;
+            } else if (Character.isLowSurrogate(c)) {
+                throw new VfsException(VfsError.INVALID, "name has an unpaired surrogate");
+            } else {
+                utf8 += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+            }
+        }
+        if (utf8 > VirtualFileSystem.MAX_NAME_BYTES) {
+            throw new VfsException(VfsError.NAME_TOO_LONG, "name of " + utf8 + " bytes");
+        }
+    }
+
+    public static byte[] utf8(String name) {
+        return name.getBytes(StandardCharsets.UTF_8);
+    }
+}
