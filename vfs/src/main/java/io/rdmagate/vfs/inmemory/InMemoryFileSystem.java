@@ -24,6 +24,7 @@ import io.rdmagate.vfs.memory.IoMemoryPool;
 import io.rdmagate.vfs.support.DirectoryCookies;
 import io.rdmagate.vfs.support.DirectoryListing;
 import io.rdmagate.vfs.support.Names;
+import io.rdmagate.vfs.support.PathResolver;
 import io.rdmagate.vfs.support.Permissions;
 import java.security.SecureRandom;
 import java.time.Instant;
@@ -126,45 +127,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
 
     @Override
     public Node resolve(Caller caller, FileHandle dir, String path, boolean followLast) throws VfsException {
-        synchronized (store) {
-            Inode cur = directory(dir);
-            List<String> todo = new ArrayList<>(List.of(path.split("/", -1)));
-            int hops = 0;
-            while (!todo.isEmpty()) {
-                String part = todo.remove(0);
-                if (part.isEmpty() || part.equals(".")) {
-                    continue;
-                }
-                if (cur.type != FileType.DIRECTORY) {
-                    throw new VfsException(VfsError.NOT_DIRECTORY, part);
-                }
-                Permissions.require(caller, attrs(cur), Permissions.X, "lookup");
-                if (part.equals("..")) {
-                    if (cur == store.root) {
-                        throw new VfsException(VfsError.ESCAPE, "'..' above the export root");
-                    }
-                    cur = cur.parent;
-                    continue;
-                }
-                Names.check(part);
-                Inode c = child(cur, part);
-                if (c == null) {
-                    throw new VfsException(VfsError.NOT_FOUND, part);
-                }
-                if (c.type == FileType.SYMLINK && (followLast || !todo.isEmpty())) {
-                    if (++hops > MAX_SYMLINK_HOPS) {
-                        throw new VfsException(VfsError.LOOP, "too many symlinks in " + path);
-                    }
-                    if (c.target.startsWith("/")) {
-                        throw new VfsException(VfsError.ESCAPE, "absolute symlink " + part + " -> " + c.target);
-                    }
-                    todo.addAll(0, List.of(c.target.split("/", -1)));
-                    continue;
-                }
-                cur = c;
-            }
-            return node(cur);
-        }
+        return PathResolver.resolve(this, caller, dir, path, followLast);
     }
 
     @Override
@@ -242,7 +205,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     public Node symlink(Caller caller, FileHandle dir, String name, String target, SetAttributes attributes)
             throws VfsException {
         Names.check(name);
-        checkTarget(target);
+        Names.checkSymlinkTarget(target);
         writable();
         synchronized (store) {
             Inode d = directory(dir);
@@ -501,7 +464,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
 
     @Override
     public byte[] getxattr(Caller caller, FileHandle handle, String name) throws VfsException {
-        checkXattrName(name);
+        Names.checkXattrName(name);
         synchronized (store) {
             Inode i = inode(handle);
             Permissions.require(caller, attrs(i), Permissions.R, "read xattr");
@@ -516,7 +479,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     @Override
     public void setxattr(Caller caller, FileHandle handle, String name, byte[] value, XattrMode mode)
             throws VfsException {
-        checkXattrName(name);
+        Names.checkXattrName(name);
         writable();
         synchronized (store) {
             Inode i = inode(handle);
@@ -547,7 +510,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
 
     @Override
     public void removexattr(Caller caller, FileHandle handle, String name) throws VfsException {
-        checkXattrName(name);
+        Names.checkXattrName(name);
         writable();
         synchronized (store) {
             Inode i = inode(handle);
@@ -750,24 +713,6 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     private void writable() throws VfsException {
         if (options.readOnly()) {
             throw new VfsException(VfsError.READ_ONLY, "read-only export");
-        }
-    }
-
-    static void checkTarget(String target) throws VfsException {
-        if (target == null || target.isEmpty() || target.indexOf('\0') >= 0) {
-            throw new VfsException(VfsError.INVALID, "symlink target");
-        }
-        if (target.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 4095) {
-            throw new VfsException(VfsError.NAME_TOO_LONG, "symlink target longer than 4095 bytes");
-        }
-    }
-
-    static void checkXattrName(String name) throws VfsException {
-        if (name == null || name.isEmpty() || name.indexOf('\0') >= 0) {
-            throw new VfsException(VfsError.INVALID, "xattr name");
-        }
-        if (name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 250) {
-            throw new VfsException(VfsError.NAME_TOO_LONG, "xattr name");
         }
     }
 }
