@@ -108,6 +108,37 @@ final class HandleStore implements AutoCloseable {
         return v;
     }
 
+    /**
+     * The record of a file just created at (parent, name): a fresh generation, unless a concurrent
+     * lookup already recorded this very file (same birth time), whose generation is kept.
+     */
+    synchronized Entry created(long ino, long parent, String name, long btime, Long verifier) {
+        Entry e = get(ino);
+        boolean sameFile = e != null && (btime != 0 ? e.btimeNanos() == btime
+                : e.parent() == parent && e.name().equals(name));
+        if (sameFile) {
+            e = e.at(parent, name);
+        } else {
+            e = Entry.fresh(parent, name, btime);
+        }
+        e = e.withVerifier(verifier);
+        put(ino, e);
+        return e;
+    }
+
+    /** Applies a change to an existing record atomically; returns the new record, or null if none. */
+    synchronized Entry update(long ino, java.util.function.UnaryOperator<Entry> change) {
+        Entry e = get(ino);
+        if (e == null) {
+            return null;
+        }
+        Entry next = change.apply(e);
+        if (!next.equals(e)) {
+            put(ino, next);
+        }
+        return next;
+    }
+
     Entry get(long ino) {
         byte[] raw = files.get(ino);
         return raw == null ? null : Entry.decode(raw);
@@ -119,7 +150,7 @@ final class HandleStore implements AutoCloseable {
         store.commit();
     }
 
-    void remove(long ino) {
+    synchronized void remove(long ino) {
         if (files.remove(ino) != null) {
             store.commit();
         }

@@ -226,11 +226,8 @@ public final class LocalFileSystem implements VirtualFileSystem {
                     Libc.fchmodat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), m);
                     giveToCaller(a, caller, f, ds);
                     Stat st = stat(a, f.fd());
-                    Entry e = Entry.fresh(ds.ino(), name, st.btime());
-                    if (mode == CreateMode.EXCLUSIVE) {
-                        e = e.withVerifier(verifier);
-                    }
-                    store.put(st.ino(), e);
+                    Entry e = store.created(st.ino(), ds.ino(), name, st.btime(),
+                            mode == CreateMode.EXCLUSIVE ? verifier : null);
                     invalidateListing(ds.ino());
                     if (mode != CreateMode.EXCLUSIVE) {
                         SetAttributes rest = initialRest(attributes);
@@ -291,8 +288,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
                     Libc.fchmodat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), m);
                     giveToCaller(a, caller, f, ds);
                     Stat st = stat(a, f.fd());
-                    Entry e = Entry.fresh(ds.ino(), name, st.btime());
-                    store.put(st.ino(), e);
+                    Entry e = store.created(st.ino(), ds.ino(), name, st.btime(), null);
                     invalidateListing(ds.ino());
                     SetAttributes rest = initialRest(attributes);
                     if (!rest.isEmpty()) {
@@ -324,8 +320,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 try (Fd f = Fd.owned(Libc.openat(a, d.fd(), name, Libc.O_PATH | Libc.O_NOFOLLOW, 0))) {
                     giveToCaller(a, caller, f, ds);
                     Stat st = stat(a, f.fd());
-                    Entry e = Entry.fresh(ds.ino(), name, st.btime());
-                    store.put(st.ino(), e);
+                    Entry e = store.created(st.ino(), ds.ino(), name, st.btime(), null);
                     invalidateListing(ds.ino());
                     return new Node(FileHandle.of(volumeId, st.ino(), e.generation(), st.type()), attrs(st, e));
                 }
@@ -412,15 +407,14 @@ public final class LocalFileSystem implements VirtualFileSystem {
 
     /** After an entry disappeared: drop the record if that was the file's last name. */
     private void forgetIfGone(Stat victim, long parent, String name) {
-        Entry e = store.get(victim.ino());
         if (victim.type() == FileType.DIRECTORY || victim.nlink() <= 1) {
             store.remove(victim.ino());
             locks.forget(victim.ino());
             dataFds.invalidate(victim.ino());
             listings.invalidate(victim.ino());
-        } else if (e != null && e.parent() == parent && e.name().equals(name)) {
+        } else {
             // another name still links the file; the record learns it at the next lookup
-            store.put(victim.ino(), e.at(0, ""));
+            store.update(victim.ino(), e -> e.parent() == parent && e.name().equals(name) ? e.at(0, "") : e);
         }
     }
 
@@ -469,9 +463,10 @@ public final class LocalFileSystem implements VirtualFileSystem {
             if (target != null) {
                 forgetIfGone(target, ts.ino(), to);
             }
-            Entry e = store.get(moving.ino());
-            store.put(moving.ino(), e == null ? Entry.fresh(ts.ino(), to == null ? toName : to, moving.btime())
-                    : e.at(ts.ino(), to == null ? toName : to));
+            String newName = to == null ? toName : to;
+            if (store.update(moving.ino(), e -> e.at(ts.ino(), newName)) == null) {
+                store.created(moving.ino(), ts.ino(), newName, moving.btime(), null);
+            }
         }
     }
 
@@ -586,18 +581,14 @@ public final class LocalFileSystem implements VirtualFileSystem {
                     Libc.utimensat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), at, mt, 0);
                 }
             }
-            Entry cur = store.get(st.ino());
-            if (cur != null && st.ino() != rootIno) {
-                Entry next = cur.withVerifier(null);
-                if (s.dosAttributes() != null) {
-                    next = next.withDos(s.dosAttributes() & DosAttributes.STORED);
-                }
-                if (s.birthTime() != null) {
-                    next = next.withBirth(s.birthTime());
-                }
-                if (!next.equals(cur)) {
-                    store.put(st.ino(), next);
-                }
+            if (st.ino() != rootIno) {
+                store.update(st.ino(), cur -> {
+                    Entry next = cur.withVerifier(null);
+                    if (s.dosAttributes() != null) {
+                        next = next.withDos(s.dosAttributes() & DosAttributes.STORED);
+                    }
+                    return s.birthTime() == null ? next : next.withBirth(s.birthTime());
+                });
             }
         } catch (Libc.Errno ex) {
             throw ex.toVfs("setattr");
@@ -727,11 +718,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 if (stability != Stability.UNSTABLE) {
                     Libc.fsync(a, data.fd, stability == Stability.DATA_SYNC);
                 }
-                Entry e = store.get(st.ino());
-                if (e != null && (e.dos() & DosAttributes.ARCHIVE) == 0) {
-                    e = e.withDos(e.dos() | DosAttributes.ARCHIVE);
-                    store.put(st.ino(), e);
-                }
+                Entry e = store.update(st.ino(), cur -> cur.withDos(cur.dos() | DosAttributes.ARCHIVE));
                 return new WriteResult((int) payload.length(), stability, attrs(stat(a, data.fd), e));
             } finally {
                 data.release();
@@ -964,10 +951,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
         }
         DataFd d = new DataFd(fd, generation, writable);
         d.acquire();
-        DataFd old = dataFds.asMap().put(ino, d);
-        if (old != null && old != d) {
-            old.release();
-        }
+        dataFds.put(ino, d); // the cache's removal listener releases a replaced descriptor
         return d;
     }
 
@@ -981,12 +965,14 @@ public final class LocalFileSystem implements VirtualFileSystem {
         if (st.dev() != rootDev) {
             throw new VfsException(VfsError.CROSS_DEVICE, name + " is on another filesystem");
         }
-        Entry e = store.get(st.ino());
-        if (e == null || (e.btimeNanos() != 0 && st.btime() != 0 && e.btimeNanos() != st.btime())) {
-            e = Entry.fresh(parent, name, st.btime());
-            store.put(st.ino(), e);
-        } else if (e.parent() != parent || !e.name().equals(name)) {
-            if (!(st.nlink() > 1 && stillAt(a, e, st.ino()))) {
+        Entry e;
+        synchronized (store) {
+            e = store.get(st.ino());
+            if (e == null || (e.btimeNanos() != 0 && st.btime() != 0 && e.btimeNanos() != st.btime())) {
+                e = Entry.fresh(parent, name, st.btime());
+                store.put(st.ino(), e);
+            } else if ((e.parent() != parent || !e.name().equals(name))
+                    && !(st.nlink() > 1 && stillAt(a, e, st.ino()))) {
                 e = e.at(parent, name);
                 store.put(st.ino(), e);
             }
