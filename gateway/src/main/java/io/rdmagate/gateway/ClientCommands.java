@@ -1,0 +1,46 @@
+package io.rdmagate.gateway;
+
+import io.rdmagate.gateway.config.ExportConfig;
+import io.rdmagate.gateway.config.GatewayConfig;
+import io.rdmagate.gateway.config.ShareConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The client command lines that reach this gateway with its planned ports, for the start-up log.
+ * NFS lines name the NFS and MOUNT ports, so they work whether or not rpcbind is on 111; SMB
+ * lines name the port only when it is not 445.
+ */
+public final class ClientCommands {
+    private ClientCommands() {
+    }
+
+    public static List<String> of(GatewayConfig config, ListenerPlan plan, String host) {
+        List<String> out = new ArrayList<>();
+        var nfs = plan.port(ListenerKind.NFS);
+        var mount = plan.port(ListenerKind.MOUNT);
+        var rdma = plan.port(ListenerKind.NFS_RDMA);
+        for (ExportConfig e : config.exports()) {
+            if (nfs.isPresent() && mount.isPresent()) {
+                out.add("mount -t nfs -o vers=3,port=" + nfs.get().port() + ",mountport=" + mount.get().port() + " "
+                        + host + ":" + e.nfsPath() + " /mnt");
+                out.add("mount -t nfs -o vers=4.2,port=" + nfs.get().port() + " " + host + ":" + e.nfsPath() + " /mnt");
+            }
+            if (rdma.isPresent()) {
+                out.add("mount -t nfs -o vers=4.2,rdma,port=" + rdma.get().port() + " " + host + ":" + e.nfsPath()
+                        + " /mnt");
+            }
+        }
+        var smb = plan.port(ListenerKind.SMB);
+        if (smb.isPresent()) {
+            int port = smb.get().port();
+            for (ShareConfig s : config.shares()) {
+                String p = port == 445 ? "" : "-p " + port + " ";
+                String o = port == 445 ? "" : "port=" + port + ",";
+                out.add("smbclient " + p + "//" + host + "/" + s.name() + " -U user");
+                out.add("mount -t cifs -o " + o + "username=user //" + host + "/" + s.name() + " /mnt");
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,334 @@
+package io.rdmagate.gateway.config;
+
+import io.rdmagate.vfs.memory.PoolLimits;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringReader;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Reads the one configuration file. SnakeYAML only composes the node tree (no object binding);
+ * this class walks it, so every refusal names the file and the line: YAML syntax, unknown or
+ * duplicate keys, wrong types, bad addresses, sizes, durations and ports, duplicate names, a
+ * share on an unknown export, pool limits that {@link PoolLimits} refuses.
+ */
+public final class ConfigParser {
+    /** The embedded default configuration, also the reference example. */
+    public static final String DEFAULT_RESOURCE = "rdmagate-default.yaml";
+    public static final String DEFAULT_SOURCE = "embedded:" + DEFAULT_RESOURCE;
+
+    private static final Pattern EXPORT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    private static final Pattern SHARE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._$-]{0,79}");
+    private static final Pattern USER_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,63}");
+    private static final Pattern NT_HASH = Pattern.compile("[0-9A-Fa-f]{32}");
+    private static final long MAX_INT = Integer.MAX_VALUE;
+
+    private ConfigParser() {
+    }
+
+    public static boolean isValidUserName(String name) {
+        return USER_NAME.matcher(name).matches();
+    }
+
+    public static GatewayConfig parse(Path file) throws ConfigException, IOException {
+        return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
+    }
+
+    public static GatewayConfig parseDefault() throws ConfigException {
+        return parse(DEFAULT_SOURCE, defaultText());
+    }
+
+    public static String defaultText() {
+        try (InputStream in = ConfigParser.class.getClassLoader().getResourceAsStream(DEFAULT_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(DEFAULT_RESOURCE + " is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + DEFAULT_RESOURCE, e);
+        }
+    }
+
+    /** @param source the name used in messages (a file path) */
+    public static GatewayConfig parse(String source, String text) throws ConfigException {
+        Node root;
+        try {
+            root = new Yaml(new LoaderOptions()).compose(new StringReader(text));
+        } catch (MarkedYAMLException e) {
+            var mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            throw new ConfigException(source, mark == null ? 1 : mark.getLine() + 1,
+                    "YAML syntax: " + (e.getProblem() != null ? e.getProblem() : e.getContext()));
+        } catch (YAMLException e) {
+            throw new ConfigException(source, 1, "YAML: " + e.getMessage());
+        }
+        return new ConfigParser.Walk(YamlMap.of(source, root, "the top level")).config();
+    }
+
+    /** One pass over one document. */
+    private record Walk(YamlMap top) {
+        GatewayConfig config() throws ConfigException {
+            Path stateDir = path(top, "stateDir", "./state");
+            HttpConfig http = http(top.map("http"));
+            List<ExportConfig> exports = exports();
+            List<ShareConfig> shares = shares(exports);
+            SmbConfig smb = smb(top.map("smb"));
+            List<UserEntry> users = users();
+            TransportsConfig transports = transports(top.map("transports"));
+            LimitsConfig limits = limits(top.map("limits"));
+            top.finish("stateDir", "http", "exports", "shares", "smb", "users", "transports", "limits");
+            return new GatewayConfig(top.file(), stateDir, http, exports, shares, smb, users, transports, limits);
+        }
+
+        private Path path(YamlMap m, String key, String def) throws ConfigException {
+            int line = m.lineOf(key);
+            String s = def == null ? m.requiredString(key) : m.string(key, def);
+            if (s.isBlank()) {
+                throw m.error(line, key + " must not be empty");
+            }
+            try {
+                return Path.of(s).normalize();
+            } catch (InvalidPathException e) {
+                throw m.error(line, key + " '" + s + "' is not a valid path: " + e.getReason());
+            }
+        }
+
+        private HttpConfig http(YamlMap m) throws ConfigException {
+            String a = m.string("address", "127.0.0.1");
+            int line = m.lineOf("address");
+            InetAddress address;
+            try {
+                address = a.equals("localhost") ? InetAddress.getLoopbackAddress() : InetAddress.ofLiteral(a);
+            } catch (IllegalArgumentException e) {
+                throw m.error(line, "http.address '" + a + "' is not an IP address");
+            }
+            int port = (int) m.integer("port", HttpConfig.DEFAULT_PORT, 0, 65535);
+            m.finish("address", "port");
+            return new HttpConfig(address, port);
+        }
+
+        private List<ExportConfig> exports() throws ConfigException {
+            int line = top.lineOf("exports");
+            List<Node> nodes = top.list("exports");
+            if (nodes.isEmpty()) {
+                throw top.error(line, "no exports: the gateway needs at least one under 'exports:'");
+            }
+            List<ExportConfig> out = new ArrayList<>();
+            Map<String, Integer> names = new HashMap<>();
+            Map<String, Integer> nfsPaths = new HashMap<>();
+            for (Node n : nodes) {
+                YamlMap m = YamlMap.of(top.file(), n, "an export");
+                String name = name(m, EXPORT_NAME, "export", names, false);
+                Path path = path(m, "path", null);
+                int nfsLine = m.lineOf("nfsPath");
+                String nfsPath = m.string("nfsPath", "/" + name);
+                if (!nfsPath.startsWith("/") || !Path.of(nfsPath).normalize().toString().equals(nfsPath)
+                        || nfsPath.contains("..")) {
+                    throw m.error(nfsLine, "nfsPath '" + nfsPath + "' must be an absolute, normalized path like /"
+                            + name);
+                }
+                unique(m, nfsLine, nfsPaths, nfsPath, "nfsPath");
+                boolean readOnly = m.bool("readOnly", false);
+                boolean caseInsensitive = m.bool("caseInsensitive", false);
+                int mapRead = (int) m.size("mapReadThreshold", 0, 0, MAX_INT);
+                List<ClientRule> clients = clients(m);
+                m.finish("name", "path", "nfsPath", "readOnly", "caseInsensitive", "mapReadThreshold", "clients");
+                out.add(new ExportConfig(name, path, nfsPath, readOnly, caseInsensitive, mapRead, clients));
+            }
+            return out;
+        }
+
+        private List<ClientRule> clients(YamlMap export) throws ConfigException {
+            int line = export.lineOf("clients");
+            List<Node> nodes = export.list("clients");
+            if (nodes.isEmpty()) {
+                throw export.error(line, "export needs 'clients:' rules; for everyone write"
+                        + " clients: [{match: \"*\"}]");
+            }
+            List<ClientRule> out = new ArrayList<>();
+            for (Node n : nodes) {
+                YamlMap m = YamlMap.of(top.file(), n, "a client rule");
+                int matchLine = m.lineOf("match");
+                AddressMatch match;
+                try {
+                    match = AddressMatch.parse(m.requiredString("match"));
+                } catch (IllegalArgumentException e) {
+                    throw m.error(matchLine, "match: " + e.getMessage());
+                }
+                int accessLine = m.lineOf("access");
+                String access = m.string("access", "rw").toLowerCase(Locale.ROOT);
+                if (!access.equals("rw") && !access.equals("ro")) {
+                    throw m.error(accessLine, "access must be rw or ro, found '" + access + "'");
+                }
+                boolean rootSquash = m.bool("rootSquash", true);
+                boolean allSquash = m.bool("allSquash", false);
+                int anonUid = (int) m.integer("anonUid", 65534, 0, MAX_INT);
+                int anonGid = (int) m.integer("anonGid", 65534, 0, MAX_INT);
+                m.finish("match", "access", "rootSquash", "allSquash", "anonUid", "anonGid");
+                out.add(new ClientRule(match, access.equals("rw") ? ClientRule.Access.RW : ClientRule.Access.RO,
+                        rootSquash, allSquash, anonUid, anonGid));
+            }
+            return out;
+        }
+
+        private List<ShareConfig> shares(List<ExportConfig> exports) throws ConfigException {
+            List<ShareConfig> out = new ArrayList<>();
+            Map<String, Integer> names = new HashMap<>();
+            for (Node n : top.list("shares")) {
+                YamlMap m = YamlMap.of(top.file(), n, "a share");
+                String name = name(m, SHARE_NAME, "share", names, true);
+                int exportLine = m.lineOf("export");
+                String export = m.requiredString("export");
+                if (exports.stream().noneMatch(e -> e.name().equals(export))) {
+                    throw m.error(exportLine, "share '" + name + "' refers to export '" + export
+                            + "', which is not defined under 'exports:'");
+                }
+                int pathLine = m.lineOf("path");
+                String path = m.string("path", "");
+                String trimmed = path.replaceAll("^/+|/+$", "");
+                for (String part : trimmed.split("/")) {
+                    if (part.equals("..") || part.equals(".") || (part.isEmpty() && !trimmed.isEmpty())) {
+                        throw m.error(pathLine, "share path '" + path + "' must be a plain directory path inside"
+                                + " the export (no '.', '..' or empty parts)");
+                    }
+                }
+                boolean readOnly = m.bool("readOnly", false);
+                boolean guestOk = m.bool("guestOk", false);
+                boolean encrypt = m.bool("encrypt", false);
+                m.finish("name", "export", "path", "readOnly", "guestOk", "encrypt");
+                out.add(new ShareConfig(name, export, trimmed, readOnly, guestOk, encrypt));
+            }
+            return out;
+        }
+
+        private SmbConfig smb(YamlMap m) throws ConfigException {
+            boolean signing = m.bool("signingRequired", false);
+            boolean encrypt = m.bool("encryptAll", false);
+            int guestLine = m.lineOf("guestAccount");
+            String guest = m.string("guestAccount", null);
+            if (guest != null && !USER_NAME.matcher(guest).matches()) {
+                throw m.error(guestLine, "guestAccount '" + guest + "' is not a valid user name");
+            }
+            m.finish("signingRequired", "encryptAll", "guestAccount");
+            return new SmbConfig(signing, encrypt, guest);
+        }
+
+        private List<UserEntry> users() throws ConfigException {
+            List<UserEntry> out = new ArrayList<>();
+            Map<String, Integer> names = new HashMap<>();
+            for (Node n : top.list("users")) {
+                YamlMap m = YamlMap.of(top.file(), n, "a user");
+                String name = name(m, USER_NAME, "user", names, true);
+                int uid = (int) m.integer("uid", -1, 0, MAX_INT);
+                int gid = (int) m.integer("gid", -1, 0, MAX_INT);
+                if (uid < 0 || gid < 0) {
+                    throw m.error(m.line(), "user '" + name + "' needs 'uid' and 'gid'");
+                }
+                int hashLine = m.lineOf("ntHash");
+                String hash = m.requiredString("ntHash");
+                if (!NT_HASH.matcher(hash).matches()) {
+                    throw m.error(hashLine, "ntHash of user '" + name + "' must be 32 hex digits"
+                            + " (use 'rdmagate user add' to set it; passwords are never stored)");
+                }
+                m.finish("name", "uid", "gid", "ntHash");
+                out.add(new UserEntry(name, uid, gid, hash.toUpperCase(Locale.ROOT)));
+            }
+            return out;
+        }
+
+        private TransportsConfig transports(YamlMap m) throws ConfigException {
+            YamlMap nfs = m.map("nfs");
+            var nfsT = new TransportsConfig.Nfs(nfs.bool("enabled", true), nfs.port("port", 2049),
+                    nfs.port("rdmaPort", 20049), nfs.port("mountPort", 20048), nfs.port("nlmPort", 32803),
+                    nfs.port("nsmPort", 32765));
+            nfs.finish("enabled", "port", "rdmaPort", "mountPort", "nlmPort", "nsmPort");
+            YamlMap rpc = m.map("rpcbind");
+            Port rpcPort = rpc.port("port", 111);
+            int modeLine = rpc.lineOf("mode");
+            String mode = rpc.string("mode", "auto").toUpperCase(Locale.ROOT);
+            TransportsConfig.Rpcbind.Mode rpcMode;
+            try {
+                rpcMode = TransportsConfig.Rpcbind.Mode.valueOf(mode);
+            } catch (IllegalArgumentException e) {
+                throw rpc.error(modeLine, "rpcbind.mode must be auto, embedded, system or off, found '"
+                        + mode.toLowerCase(Locale.ROOT) + "'");
+            }
+            rpc.finish("port", "mode");
+            YamlMap smb = m.map("smb");
+            var smbT = new TransportsConfig.Smb(smb.bool("enabled", true), smb.port("port", 445),
+                    smb.port("directPort", 5445));
+            smb.finish("enabled", "port", "directPort");
+            m.finish("nfs", "rpcbind", "smb");
+            return new TransportsConfig(nfsT, new TransportsConfig.Rpcbind(rpcPort, rpcMode), smbT);
+        }
+
+        private LimitsConfig limits(YamlMap m) throws ConfigException {
+            int poolLine = m.lineOf("pool");
+            YamlMap p = m.map("pool");
+            PoolLimits d = PoolLimits.DEFAULT;
+            long maxBytes = p.size("maxBytes", d.maxBytes(), 1, Long.MAX_VALUE);
+            long perClient = p.size("perClientBytes", d.maxBytesPerAccount(), 1, Long.MAX_VALUE);
+            int slab = (int) p.size("slabBytes", d.slabBytes(), 1, MAX_INT);
+            int minBuf = (int) p.size("minBufferBytes", d.minBufferBytes(), 1, MAX_INT);
+            int maxBuf = (int) p.size("maxBufferBytes", d.maxBufferBytes(), 1, MAX_INT);
+            Duration wait = p.duration("leaseWait", d.leaseWait());
+            p.finish("maxBytes", "perClientBytes", "slabBytes", "minBufferBytes", "maxBufferBytes", "leaseWait");
+            PoolLimits pool;
+            try {
+                pool = new PoolLimits(maxBytes, perClient, slab, minBuf, maxBuf, wait);
+            } catch (IllegalArgumentException e) {
+                throw m.error(poolLine, "limits.pool: " + e.getMessage());
+            }
+            int maxConnections = (int) m.integer("maxConnections", 1024, 1, 1_000_000);
+            int ioLine = m.lineOf("maxIoSize");
+            int maxIo = (int) m.size("maxIoSize", 1 << 20, 4096, MAX_INT);
+            if (maxIo > pool.maxBufferBytes()) {
+                throw m.error(ioLine, "maxIoSize " + Sizes.format(maxIo) + " is larger than limits.pool.maxBufferBytes "
+                        + Sizes.format(pool.maxBufferBytes()) + ", the largest I/O buffer");
+            }
+            int recordLine = m.lineOf("maxRecordSize");
+            int maxRecord = (int) m.size("maxRecordSize", maxIo + (64 << 10), 1, MAX_INT);
+            if (maxRecord <= maxIo) {
+                throw m.error(recordLine, "maxRecordSize " + Sizes.format(maxRecord) + " must be larger than maxIoSize "
+                        + Sizes.format(maxIo) + " (a WRITE carries headers beside its data)");
+            }
+            m.finish("pool", "maxConnections", "maxIoSize", "maxRecordSize");
+            return new LimitsConfig(pool, maxConnections, maxIo, maxRecord);
+        }
+
+        /** Reads 'name', checks its form and that it is not taken (case-insensitively if asked). */
+        private String name(YamlMap m, Pattern form, String what, Map<String, Integer> seen, boolean ignoreCase)
+                throws ConfigException {
+            int line = m.lineOf("name");
+            String name = m.requiredString("name");
+            if (!form.matcher(name).matches()) {
+                throw m.error(line, what + " name '" + name + "' must match " + form.pattern());
+            }
+            unique(m, line, seen, ignoreCase ? name.toLowerCase(Locale.ROOT) : name, what + " name");
+            return name;
+        }
+
+        private void unique(YamlMap m, int line, Map<String, Integer> seen, String key, String what)
+                throws ConfigException {
+            Integer first = seen.putIfAbsent(key, line);
+            if (first != null) {
+                throw m.error(line, "duplicate " + what + " '" + key + "' (first at line " + first + ")");
+            }
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package io.rdmagate.gateway.config;
+
+import io.rdmagate.vfs.memory.PoolLimits;
+
+/**
+ * Resource bounds.
+ *
+ * @param maxIoSize     the largest READ or WRITE payload offered to clients
+ * @param maxRecordSize the largest RPC record or SMB message accepted
+ */
+public record LimitsConfig(PoolLimits pool, int maxConnections, int maxIoSize, int maxRecordSize) {
+}

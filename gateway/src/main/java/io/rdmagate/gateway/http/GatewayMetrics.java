@@ -1,0 +1,71 @@
+package io.rdmagate.gateway.http;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.rdmagate.vfs.memory.IoMemoryPool;
+import io.rdmagate.vfs.memory.PayloadCopies;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The gateway's Prometheus registry: JVM metrics (memory, GC, threads, class loading, processor,
+ * uptime), the I/O pool's gauges, and the payload-copy counters that make zero-copy a number.
+ */
+public final class GatewayMetrics implements AutoCloseable {
+    /** Transports whose copy counter exists from the start, at 0. */
+    public static final String[] COPY_TRANSPORTS = {"tcp", "rdma"};
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+
+    public GatewayMetrics() {
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** rdmagate_io_pool_{allocated,leased}_bytes, rdmagate_io_pool_slabs, rdmagate_io_pool_exhausted_total. */
+    public void bindPool(IoMemoryPool pool) {
+        Gauge.builder("rdmagate.io.pool.allocated", pool, IoMemoryPool::allocatedBytes).baseUnit("bytes")
+                .description("I/O memory held in slabs").register(registry);
+        Gauge.builder("rdmagate.io.pool.leased", pool, IoMemoryPool::leasedBytes).baseUnit("bytes")
+                .description("I/O memory leased to requests now").register(registry);
+        Gauge.builder("rdmagate.io.pool.slabs", pool, IoMemoryPool::slabCount)
+                .description("slabs allocated").register(registry);
+        FunctionCounter.builder("rdmagate.io.pool.exhausted", pool, IoMemoryPool::exhaustedCount)
+                .description("leases that failed because the pool or a client stayed full").register(registry);
+    }
+
+    /** gateway_payload_copy_bytes_total{transport=...}, for {@link #COPY_TRANSPORTS}. */
+    public void bindPayloadCopies(PayloadCopies copies) {
+        for (String t : COPY_TRANSPORTS) {
+            FunctionCounter.builder("gateway.payload.copy", copies.counter(t), LongAdder::sum).baseUnit("bytes")
+                    .tag("transport", t).description("payload bytes the gateway copied").register(registry);
+        }
+    }
+
+    /** Prometheus text exposition format 0.0.4. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
+    }
+}

@@ -1,0 +1,111 @@
+package io.rdmagate.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rdmagate.gateway.config.ConfigParser;
+import io.rdmagate.gateway.config.GatewayConfig;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Start and stop in-process with a fake protocol service. Needs the real LocalFileSystem. */
+class GatewayRuntimeTest {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
+    @TempDir
+    Path dir;
+
+    /** Records what the gateway hands a protocol service. */
+    static final class FakeService implements ProtocolService {
+        GatewayContext context;
+        Duration stoppedWith;
+        final List<String> events = new ArrayList<>();
+
+        @Override
+        public String name() {
+            return "fake";
+        }
+
+        @Override
+        public Set<ListenerKind> listeners() {
+            return Set.of(ListenerKind.NFS);
+        }
+
+        @Override
+        public List<BoundListener> start(GatewayContext c) {
+            context = c;
+            events.add("start");
+            int port = c.ports().port(ListenerKind.NFS).orElseThrow().port();
+            return List.of(new BoundListener("nfs", "tcp", new InetSocketAddress(LOOPBACK, port)));
+        }
+
+        @Override
+        public void stop(Duration grace) {
+            stoppedWith = grace;
+            events.add("stop");
+        }
+    }
+
+    private GatewayConfig config(int nfsPort, Path export) throws Exception {
+        return ConfigParser.parse("t.yaml", """
+                stateDir: %s
+                http: {address: 127.0.0.1, port: 0}
+                exports:
+                  - {name: data, path: %s, clients: [{match: "*"}]}
+                transports:
+                  nfs: {port: %d}
+                  rpcbind: {mode: off}
+                  smb: {enabled: false}
+                """.formatted(dir.resolve("state"), export, nfsPort));
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new InetSocketAddress(LOOPBACK, 0));
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void servicesGetTheContextAndAreStoppedWithTheGrace() throws Exception {
+        Path export = Files.createDirectories(dir.resolve("export"));
+        int port = freePort();
+        FakeService service = new FakeService();
+        GatewayRuntime g = GatewayRuntime.start(config(port, export), e -> false, List.of(service),
+                new PortPlanner(new Privileges(false, 1024), () -> false), LOOPBACK);
+        try {
+            GatewayContext c = service.context;
+            assertNotNull(c);
+            assertEquals(Set.of("data"), c.exports().keySet());
+            assertNotNull(c.exports().get("data").getattr(c.exports().get("data").root()));
+            assertNotNull(c.pool());
+            assertNotNull(c.metrics().find("gateway.payload.copy").tag("transport", "tcp").functionCounter());
+            assertEquals(port, c.ports().port(ListenerKind.NFS).orElseThrow().port());
+            assertTrue(g.health().listeners().contains("nfs/tcp on 127.0.0.1:" + port), g.health().toString());
+            assertEquals("up", g.health().status());
+        } finally {
+            g.stop(Duration.ofSeconds(3));
+        }
+        assertEquals(List.of("start", "stop"), service.events);
+        assertEquals(Duration.ofSeconds(3), service.stoppedWith);
+    }
+
+    @Test
+    void aMissingExportDirectoryIsAStartError() throws Exception {
+        StartException e = assertThrows(StartException.class, () -> GatewayRuntime.start(
+                config(freePort(), dir.resolve("absent")), x -> false, List.of(),
+                new PortPlanner(new Privileges(true, 1024), () -> false), LOOPBACK));
+        assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
+    }
+}

@@ -1,0 +1,254 @@
+package io.rdmagate.gateway.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rdmagate.vfs.memory.PoolLimits;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class ConfigParserTest {
+    private static final String MINIMAL = """
+            exports:
+              - name: data
+                path: /srv/data
+                clients:
+                  - match: "*"
+            """;
+
+    @Test
+    void embeddedDefaultIsTheDocumentedSetup() throws Exception {
+        GatewayConfig c = ConfigParser.parseDefault();
+        assertEquals(ConfigParser.DEFAULT_SOURCE, c.source());
+        assertEquals(Path.of("state"), c.stateDir());
+        assertEquals(InetAddress.ofLiteral("127.0.0.1"), c.http().address());
+        assertEquals(9049, c.http().port());
+        assertEquals(1, c.exports().size());
+        ExportConfig e = c.exports().getFirst();
+        assertEquals("data", e.name());
+        assertEquals(Path.of("data"), e.path());
+        assertEquals("/data", e.nfsPath());
+        assertFalse(e.readOnly());
+        ClientRule r = e.clients().getFirst();
+        assertEquals(AddressMatch.ANY, r.match());
+        assertEquals(ClientRule.Access.RW, r.access());
+        assertTrue(r.rootSquash());
+        assertFalse(r.allSquash());
+        assertEquals(65534, r.anonUid());
+        assertEquals(1, c.shares().size());
+        assertEquals(new ShareConfig("data", "data", "", false, false, false), c.shares().getFirst());
+        assertEquals(SmbConfig.DEFAULT, c.smb());
+        assertTrue(c.users().isEmpty());
+        var t = c.transports();
+        assertTrue(t.nfs().enabled());
+        assertEquals(Port.defaulted(2049), t.nfs().port());
+        assertEquals(Port.defaulted(20049), t.nfs().rdmaPort());
+        assertEquals(Port.defaulted(20048), t.nfs().mountPort());
+        assertEquals(Port.defaulted(32803), t.nfs().nlmPort());
+        assertEquals(Port.defaulted(32765), t.nfs().nsmPort());
+        assertEquals(Port.defaulted(111), t.rpcbind().port());
+        assertEquals(TransportsConfig.Rpcbind.Mode.AUTO, t.rpcbind().mode());
+        assertEquals(Port.defaulted(445), t.smb().port());
+        assertEquals(Port.defaulted(5445), t.smb().directPort());
+        assertEquals(PoolLimits.DEFAULT, c.limits().pool());
+        assertEquals(1024, c.limits().maxConnections());
+        assertEquals(1 << 20, c.limits().maxIoSize());
+        assertEquals((1 << 20) + (64 << 10), c.limits().maxRecordSize());
+        assertEquals(Path.of("state", "exports", "data"), c.exportStateDir("data"));
+    }
+
+    @Test
+    void minimalFileGetsDefaults() throws Exception {
+        GatewayConfig c = ConfigParser.parse("min.yaml", MINIMAL);
+        assertEquals("/data", c.exports().getFirst().nfsPath());
+        assertTrue(c.shares().isEmpty());
+        assertEquals(9049, c.http().port());
+        assertNull(c.smb().guestAccount());
+    }
+
+    @Test
+    void fullFileIsRead() throws Exception {
+        GatewayConfig c = ConfigParser.parse("full.yaml", """
+                stateDir: /var/lib/rdmagate
+                http: {address: "::1", port: 0}
+                exports:
+                  - name: proj
+                    path: /srv/proj
+                    nfsPath: /exports/proj
+                    readOnly: true
+                    caseInsensitive: true
+                    mapReadThreshold: 256KiB
+                    clients:
+                      - {match: 10.0.0.0/8, access: ro, rootSquash: false}
+                      - {match: "fd00::/8", allSquash: true, anonUid: 1000, anonGid: 100}
+                shares:
+                  - {name: Proj, export: proj, path: /docs/, readOnly: true, guestOk: true, encrypt: true}
+                smb: {signingRequired: true, encryptAll: true, guestAccount: nobody}
+                users:
+                  - {name: alice, uid: 1000, gid: 100, ntHash: 8846f7eaee8fb117ad06bdd830b7586c}
+                transports:
+                  nfs: {enabled: true, port: 12049, rdmaPort: 12050}
+                  rpcbind: {port: 1111, mode: embedded}
+                  smb: {enabled: false, port: 1445}
+                limits:
+                  pool: {maxBytes: 64MiB, perClientBytes: 8MiB, slabBytes: 2MiB, minBufferBytes: 512,
+                         maxBufferBytes: 512KiB, leaseWait: 500ms}
+                  maxConnections: 10
+                  maxIoSize: 512KiB
+                  maxRecordSize: 600KiB
+                """);
+        assertEquals(Path.of("/var/lib/rdmagate"), c.stateDir());
+        assertEquals(InetAddress.ofLiteral("::1"), c.http().address());
+        ExportConfig e = c.exports().getFirst();
+        assertEquals("/exports/proj", e.nfsPath());
+        assertTrue(e.readOnly() && e.caseInsensitive());
+        assertEquals(256 << 10, e.mapReadThreshold());
+        assertEquals(ClientRule.Access.RO, e.clients().get(0).access());
+        assertFalse(e.clients().get(0).rootSquash());
+        assertEquals(1000, e.clients().get(1).anonUid());
+        assertEquals(new ShareConfig("Proj", "proj", "docs", true, true, true), c.shares().getFirst());
+        assertEquals(new SmbConfig(true, true, "nobody"), c.smb());
+        assertEquals(new UserEntry("alice", 1000, 100, "8846F7EAEE8FB117AD06BDD830B7586C"), c.users().getFirst());
+        assertEquals(new Port(12049, true, "full.yaml:19"), c.transports().nfs().port());
+        assertEquals(Port.defaulted(20048), c.transports().nfs().mountPort());
+        assertEquals(TransportsConfig.Rpcbind.Mode.EMBEDDED, c.transports().rpcbind().mode());
+        assertFalse(c.transports().smb().enabled());
+        assertEquals(new PoolLimits(64L << 20, 8L << 20, 2 << 20, 512, 512 << 10, Duration.ofMillis(500)),
+                c.limits().pool());
+        assertEquals(600 << 10, c.limits().maxRecordSize());
+    }
+
+    private static void assertError(String yaml, int line, String fragment) {
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigParser.parse("t.yaml", yaml));
+        assertEquals(line, e.line(), e.getMessage());
+        assertTrue(e.getMessage().startsWith("t.yaml:" + line + ": "), e.getMessage());
+        assertTrue(e.reason().contains(fragment), e.getMessage());
+    }
+
+    @Test
+    void yamlSyntaxErrorHasItsLine() {
+        assertError(MINIMAL + "shares: [\n  {name: x\n", 8, "YAML syntax");
+        assertError(MINIMAL + "http:\n\tport: 1\n", 7, "YAML syntax");
+        assertError(MINIMAL.replace("\"*\"", "*"), 5, "YAML syntax");
+    }
+
+    @Test
+    void unknownKeysAreRefusedAtTheirLine() {
+        assertError(MINIMAL + "colour: blue\n", 6, "unknown key 'colour' in the top level");
+        assertError(MINIMAL.replace("    path: /srv/data\n", "    path: /srv/data\n    readonly: true\n"), 4,
+                "unknown key 'readonly' in an export");
+        assertError(MINIMAL + "transports:\n  nfs:\n    prot: 1\n", 8, "unknown key 'prot' in transports.nfs");
+    }
+
+    @Test
+    void duplicateKeysAreRefused() {
+        assertError(MINIMAL + "http: {port: 1}\nhttp: {port: 2}\n", 7, "duplicate key 'http' in the top level (first at line 6)");
+    }
+
+    @Test
+    void wrongTypesAreRefused() {
+        assertError(MINIMAL.replace("path: /srv/data", "path: /srv/data\n    readOnly: yes"), 4,
+                "readOnly must be true or false, found 'yes'");
+        assertError(MINIMAL + "http: {port: nine}\n", 6, "port must be an integer");
+        assertError(MINIMAL + "exports2: 1\n".replace("exports2", "shares"), 6, "shares must be a list");
+        assertError("exports: {name: x}\n", 1, "exports must be a list");
+        assertError(MINIMAL + "http: 9049\n", 6, "http must be a mapping");
+    }
+
+    @Test
+    void badAddressesAreRefused() {
+        assertError(MINIMAL.replace("\"*\"", "10.0.0.1/8"), 5, "host bits set; did you mean '10.0.0.0/8'");
+        assertError(MINIMAL.replace("\"*\"", "10.0.0.0/33"), 5, "bad prefix length");
+        assertError(MINIMAL.replace("\"*\"", "fileserver.example"), 5, "host names are not accepted");
+        assertError(MINIMAL + "http: {address: example.org}\n", 6, "not an IP address");
+    }
+
+    @Test
+    void badSizesAndDurationsAreRefused() {
+        assertError(MINIMAL + "limits:\n  maxIoSize: 1 MegaByte\n", 7, "maxIoSize");
+        assertError(MINIMAL + "limits:\n  pool:\n    maxBytes: 12XiB\n", 8, "unknown size unit 'XiB'");
+        assertError(MINIMAL + "limits:\n  pool:\n    leaseWait: 5\n", 8, "not a duration");
+        assertError(MINIMAL + "limits:\n  pool:\n    slabBytes: 4GiB\n", 8, "out of range");
+    }
+
+    @Test
+    void poolLimitsRefusedByThePoolAreLocated() {
+        assertError(MINIMAL + "limits:\n  pool:\n    minBufferBytes: 3000\n", 7,
+                "limits.pool: buffer sizes must be powers of two");
+        assertError(MINIMAL + "limits:\n  maxIoSize: 2MiB\n", 7, "larger than limits.pool.maxBufferBytes");
+        assertError(MINIMAL + "limits:\n  maxRecordSize: 1MiB\n", 7, "must be larger than maxIoSize");
+    }
+
+    @Test
+    void portsOutOfRangeAreRefused() {
+        assertError(MINIMAL + "transports:\n  smb:\n    port: 70000\n", 8, "port 70000 is out of range [1, 65535]");
+        assertError(MINIMAL + "transports:\n  nfs:\n    rdmaPort: 0\n", 8, "rdmaPort 0 is out of range");
+        assertError(MINIMAL + "http:\n  port: -1\n", 7, "out of range [0, 65535]");
+        assertError(MINIMAL + "transports:\n  rpcbind: {mode: maybe}\n", 7, "rpcbind.mode must be auto, embedded");
+    }
+
+    @Test
+    void duplicateNamesAreRefused() {
+        String two = MINIMAL + """
+                  - name: data
+                    path: /srv/other
+                    nfsPath: /other
+                    clients: [{match: "*"}]
+                """;
+        assertError(two, 6, "duplicate export name 'data' (first at line 2)");
+        String shares = MINIMAL + "shares:\n  - {name: Docs, export: data}\n  - {name: docs, export: data}\n";
+        assertError(shares, 8, "duplicate share name 'docs'");
+        String users = MINIMAL + "users:\n  - {name: a, uid: 1, gid: 1, ntHash: 8846F7EAEE8FB117AD06BDD830B7586C}\n"
+                + "  - {name: a, uid: 2, gid: 2, ntHash: 8846F7EAEE8FB117AD06BDD830B7586C}\n";
+        assertError(users, 8, "duplicate user name 'a'");
+        String nfsPaths = MINIMAL + """
+                  - name: other
+                    path: /srv/other
+                    nfsPath: /data
+                    clients: [{match: "*"}]
+                """;
+        assertError(nfsPaths, 8, "duplicate nfsPath '/data'");
+    }
+
+    @Test
+    void shareOnUnknownExportIsRefused() {
+        assertError(MINIMAL + "shares:\n  - name: docs\n    export: nosuch\n", 8,
+                "share 'docs' refers to export 'nosuch', which is not defined");
+        assertError(MINIMAL + "shares:\n  - {name: docs, export: data, path: ../etc}\n", 7, "no '.', '..'");
+    }
+
+    @Test
+    void missingPiecesAreRefused() {
+        assertError("", 1, "no exports");
+        assertError("exports:\n  - name: data\n    clients: [{match: \"*\"}]\n", 2, "an export needs 'path'");
+        assertError("exports:\n  - name: data\n    path: /x\n", 2, "export needs 'clients:' rules");
+        assertError(MINIMAL + "users:\n  - {name: a, uid: 1, gid: 1, ntHash: secret}\n", 7, "must be 32 hex digits");
+        assertError(MINIMAL + "users:\n  - {name: a, uid: 1, ntHash: 8846F7EAEE8FB117AD06BDD830B7586C}\n", 7,
+                "needs 'uid' and 'gid'");
+        assertError("exports:\n  - name: ../x\n    path: /x\n    clients: [{match: \"*\"}]\n", 2, "export name '../x'");
+    }
+
+    @Test
+    void firstMatchingClientRuleDecides() throws Exception {
+        GatewayConfig c = ConfigParser.parse("t.yaml", """
+                exports:
+                  - name: d
+                    path: /d
+                    clients:
+                      - {match: 192.168.1.7, access: rw, rootSquash: false}
+                      - {match: 192.168.1.0/24, access: ro}
+                      - {match: "2001:db8::/32"}
+                """);
+        ExportConfig e = c.exports().getFirst();
+        assertEquals(ClientRule.Access.RW, e.ruleFor(InetAddress.ofLiteral("192.168.1.7")).orElseThrow().access());
+        assertEquals(ClientRule.Access.RO, e.ruleFor(InetAddress.ofLiteral("192.168.1.8")).orElseThrow().access());
+        assertTrue(e.ruleFor(InetAddress.ofLiteral("2001:db8::1")).isPresent());
+        assertTrue(e.ruleFor(InetAddress.ofLiteral("10.1.1.1")).isEmpty(), "no rule matches: refused");
+        assertTrue(e.ruleFor(InetAddress.ofLiteral("2001:db9::1")).isEmpty());
+    }
+}
