@@ -48,4 +48,24 @@ public final class Names {
     public static byte[] utf8(String name) {
         return name.getBytes(StandardCharsets.UTF_8);
     }
+
+    /** A symlink target: non-empty, no NUL, at most 4095 bytes (PATH_MAX less the NUL). */
+    public static void checkSymlinkTarget(String target) throws VfsException {
+        if (target == null || target.isEmpty() || target.indexOf('\0') >= 0) {
+            throw new VfsException(VfsError.INVALID, "symlink target is empty or has NUL");
+        }
+        if (utf8(target).length > 4095) {
+            throw new VfsException(VfsError.NAME_TOO_LONG, "symlink target longer than 4095 bytes");
+        }
+    }
+
+    /** An extended attribute name of the user namespace, without its "user." prefix. */
+    public static void checkXattrName(String name) throws VfsException {
+        if (name == null || name.isEmpty() || name.indexOf('\0') >= 0) {
+            throw new VfsException(VfsError.INVALID, "xattr name is empty or has NUL");
+        }
+        if (utf8(name).length > 250) {
+            throw new VfsException(VfsError.NAME_TOO_LONG, "xattr name longer than 250 bytes");
+        }
+    }
 }

@@ -1,0 +1,178 @@
+package io.rdmagate.vfs.local;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
+
+/**
+ * What makes handles outlive the gateway: for every file handed out, where it was last seen
+ * (parent inode and name) and the generation its handles carry.
+ *
+ * <p>Why an embedded store: a handle must name a file after a restart, but a user-space server
+ * cannot open a file by inode number (open_by_handle_at needs CAP_DAC_READ_SEARCH, which
+ * containers rarely grant). So the gateway remembers each inode's last path and re-walks it,
+ * checking inode and birth time. H2's MVStore is a pure-Java, crash-safe, append-only B-tree: no
+ * native library, no server, one file per export, and it keeps hot records in its cache. Records
+ * are committed before the operation that created them replies.
+ */
+final class HandleStore implements AutoCloseable {
+    /**
+     * One file's record. btime is the birth time seen when the record was made (0 when the
+     * filesystem reports none): a file with the same inode but another birth time is a new file.
+     * birthOverride is a creation time a client set (SMB), 0 if none.
+     */
+    record Entry(long parent, String name, long generation, long btimeNanos, int dos, Long createVerifier,
+            long birthOverride) {
+        byte[] encode() {
+            byte[] n = name.getBytes(StandardCharsets.UTF_8);
+            ByteBuffer b = ByteBuffer.allocate(8 + 8 + 8 + 8 + 4 + 1 + 8 + n.length);
+            b.putLong(parent).putLong(generation).putLong(btimeNanos).putLong(birthOverride).putInt(dos);
+            b.put((byte) (createVerifier == null ? 0 : 1)).putLong(createVerifier == null ? 0 : createVerifier);
+            b.put(n);
+            return b.array();
+        }
+
+        static Entry decode(byte[] raw) {
+            ByteBuffer b = ByteBuffer.wrap(raw);
+            long parent = b.getLong();
+            long gen = b.getLong();
+            long btime = b.getLong();
+            long birth = b.getLong();
+            int dos = b.getInt();
+            boolean hasVerf = b.get() != 0;
+            long verf = b.getLong();
+            byte[] n = new byte[b.remaining()];
+            b.get(n);
+            return new Entry(parent, new String(n, StandardCharsets.UTF_8), gen, btime, dos, hasVerf ? verf : null, birth);
+        }
+
+        static Entry fresh(long parent, String name, long btimeNanos) {
+            return new Entry(parent, name, newGeneration(), btimeNanos, 0, null, 0);
+        }
+
+        Entry at(long newParent, String newName) {
+            return new Entry(newParent, newName, generation, btimeNanos, dos, createVerifier, birthOverride);
+        }
+
+        Entry withDos(int bits) {
+            return new Entry(parent, name, generation, btimeNanos, bits, createVerifier, birthOverride);
+        }
+
+        Entry withBirth(long nanos) {
+            return new Entry(parent, name, generation, btimeNanos, dos, createVerifier, nanos);
+        }
+
+        Entry withVerifier(Long v) {
+            return new Entry(parent, name, generation, btimeNanos, dos, v, birthOverride);
+        }
+    }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private final MVStore store;
+    private final MVMap<Long, byte[]> files;
+    private final MVMap<String, Long> meta;
+
+    private HandleStore(MVStore store) {
+        this.store = store;
+        this.files = store.openMap("files");
+        this.meta = store.openMap("meta");
+    }
+
+    static HandleStore open(Path stateDir) throws IOException {
+        Files.createDirectories(stateDir);
+        try {
+            MVStore s = new MVStore.Builder()
+                    .fileName(stateDir.resolve("handles.mv.db").toString())
+                    .autoCommitDisabled()
+                    .compress()
+                    .open();
+            return new HandleStore(s);
+        } catch (RuntimeException e) {
+            throw new IOException("cannot open the handle store in " + stateDir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A value kept under a name, created with {@code init} the first time. */
+    synchronized long meta(String key, long init) {
+        Long v = meta.get(key);
+        if (v == null) {
+            meta.put(key, init);
+            store.commit();
+            return init;
+        }
+        return v;
+    }
+
+    /**
+     * The record of a file just created at (parent, name): a fresh generation, unless a concurrent
+     * lookup already recorded this very file (same birth time), whose generation is kept.
+     */
+    synchronized Entry created(long ino, long parent, String name, long btime, Long verifier) {
+        Entry e = get(ino);
+        boolean sameFile = e != null && (btime != 0 ? e.btimeNanos() == btime
+                : e.parent() == parent && e.name().equals(name));
+        if (sameFile) {
+            e = e.at(parent, name);
+        } else {
+            e = Entry.fresh(parent, name, btime);
+        }
+        e = e.withVerifier(verifier);
+        put(ino, e);
+        return e;
+    }
+
+    /** Applies a change to an existing record atomically; returns the new record, or null if none. */
+    synchronized Entry update(long ino, java.util.function.UnaryOperator<Entry> change) {
+        Entry e = get(ino);
+        if (e == null) {
+            return null;
+        }
+        Entry next = change.apply(e);
+        if (!next.equals(e)) {
+            put(ino, next);
+        }
+        return next;
+    }
+
+    Entry get(long ino) {
+        byte[] raw = files.get(ino);
+        return raw == null ? null : Entry.decode(raw);
+    }
+
+    /** Stores and commits (the reply that hands out the handle follows). */
+    void put(long ino, Entry e) {
+        files.put(ino, e.encode());
+        store.commit();
+    }
+
+    synchronized void remove(long ino) {
+        if (files.remove(ino) != null) {
+            store.commit();
+        }
+    }
+
+    static long newGeneration() {
+        long g;
+        do {
+            g = RANDOM.nextLong();
+        } while (g == 0);
+        return g;
+    }
+
+    long size() {
+        return files.sizeAsLong();
+    }
+
+    @Override
+    public void close() {
+        if (!store.isClosed()) {
+            store.commit();
+            store.close();
+        }
+    }
+}

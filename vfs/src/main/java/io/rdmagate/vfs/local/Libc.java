@@ -1,0 +1,566 @@
+package io.rdmagate.vfs.local;
+
+import io.rdmagate.vfs.VfsError;
+import io.rdmagate.vfs.VfsException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The Linux system calls the local backend makes, through {@code java.lang.foreign}. Every path
+ * operation is relative to a directory descriptor and never follows a symlink (openat2-style
+ * walking done by the caller), which is what keeps resolution inside the export root; java.nio
+ * has no such calls. errno is captured per call and turned into a {@link VfsException}.
+ * Linux x86_64/aarch64 with glibc 2.30 or newer.
+ */
+final class Libc {
+    static final int O_RDONLY = 0;
+    static final int O_WRONLY = 1;
+    static final int O_RDWR = 2;
+    static final int O_CREAT = 0100;
+    static final int O_EXCL = 0200;
+    static final int O_DIRECTORY = 0200000;
+    static final int O_NOFOLLOW = 0400000;
+    static final int O_CLOEXEC = 02000000;
+    static final int O_PATH = 010000000;
+    static final int AT_FDCWD = -100;
+    static final int AT_SYMLINK_NOFOLLOW = 0x100;
+    static final int AT_REMOVEDIR = 0x200;
+    static final int AT_SYMLINK_FOLLOW = 0x400;
+    static final int AT_EMPTY_PATH = 0x1000;
+    static final int RENAME_NOREPLACE = 1;
+    static final int STATX_BASIC_STATS = 0x7ff;
+    static final int STATX_BTIME = 0x800;
+    static final int XATTR_CREATE = 1;
+    static final int XATTR_REPLACE = 2;
+    static final long UTIME_NOW = (1L << 30) - 1;
+    static final long UTIME_OMIT = (1L << 30) - 2;
+    static final int PROT_READ = 1;
+    static final int MAP_SHARED = 1;
+
+    static final int EPERM = 1;
+    static final int ENOENT = 2;
+    static final int EINTR = 4;
+    static final int EIO = 5;
+    static final int EBADF = 9;
+    static final int EAGAIN = 11;
+    static final int ENOMEM = 12;
+    static final int EACCES = 13;
+    static final int EEXIST = 17;
+    static final int EXDEV = 18;
+    static final int ENOTDIR = 20;
+    static final int EISDIR = 21;
+    static final int EINVAL = 22;
+    static final int ENFILE = 23;
+    static final int EMFILE = 24;
+    static final int EFBIG = 27;
+    static final int ENOSPC = 28;
+    static final int EROFS = 30;
+    static final int EMLINK = 31;
+    static final int ERANGE = 34;
+    static final int ENAMETOOLONG = 36;
+    static final int ENOTEMPTY = 39;
+    static final int ELOOP = 40;
+    static final int ENODATA = 61;
+    static final int EOPNOTSUPP = 95;
+    static final int ESTALE = 116;
+    static final int EDQUOT = 122;
+
+    /** struct statx (include/uapi/linux/stat.h), the fields read here. */
+    static final StructLayout STATX = MemoryLayout.structLayout(
+            ValueLayout.JAVA_INT.withName("mask"), ValueLayout.JAVA_INT.withName("blksize"),
+            ValueLayout.JAVA_LONG.withName("attributes"),
+            ValueLayout.JAVA_INT.withName("nlink"), ValueLayout.JAVA_INT.withName("uid"),
+            ValueLayout.JAVA_INT.withName("gid"), ValueLayout.JAVA_SHORT.withName("mode"),
+            MemoryLayout.paddingLayout(2),
+            ValueLayout.JAVA_LONG.withName("ino"), ValueLayout.JAVA_LONG.withName("size"),
+            ValueLayout.JAVA_LONG.withName("blocks"), ValueLayout.JAVA_LONG.withName("attributes_mask"),
+            ValueLayout.JAVA_LONG.withName("atime_sec"), ValueLayout.JAVA_INT.withName("atime_nsec"), MemoryLayout.paddingLayout(4),
+            ValueLayout.JAVA_LONG.withName("btime_sec"), ValueLayout.JAVA_INT.withName("btime_nsec"), MemoryLayout.paddingLayout(4),
+            ValueLayout.JAVA_LONG.withName("ctime_sec"), ValueLayout.JAVA_INT.withName("ctime_nsec"), MemoryLayout.paddingLayout(4),
+            ValueLayout.JAVA_LONG.withName("mtime_sec"), ValueLayout.JAVA_INT.withName("mtime_nsec"), MemoryLayout.paddingLayout(4),
+            ValueLayout.JAVA_INT.withName("rdev_major"), ValueLayout.JAVA_INT.withName("rdev_minor"),
+            ValueLayout.JAVA_INT.withName("dev_major"), ValueLayout.JAVA_INT.withName("dev_minor"),
+            MemoryLayout.paddingLayout(112));
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
+    private static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG;
+    private static final ValueLayout A = ValueLayout.ADDRESS;
+
+    private static final MethodHandle OPENAT = fn("openat", FunctionDescriptor.of(I, I, A, I, I), 3);
+    private static final MethodHandle CLOSE = fn("close", FunctionDescriptor.of(I, I), -1);
+    private static final MethodHandle STATX_FN = fn("statx", FunctionDescriptor.of(I, I, A, I, I, A), -1);
+    private static final MethodHandle MKDIRAT = fn("mkdirat", FunctionDescriptor.of(I, I, A, I), -1);
+    private static final MethodHandle SYMLINKAT = fn("symlinkat", FunctionDescriptor.of(I, A, I, A), -1);
+    private static final MethodHandle READLINKAT = fn("readlinkat", FunctionDescriptor.of(L, I, A, A, L), -1);
+    private static final MethodHandle LINKAT = fn("linkat", FunctionDescriptor.of(I, I, A, I, A, I), -1);
+    private static final MethodHandle UNLINKAT = fn("unlinkat", FunctionDescriptor.of(I, I, A, I), -1);
+    private static final MethodHandle RENAMEAT2 = fn("renameat2", FunctionDescriptor.of(I, I, A, I, A, I), -1);
+    private static final MethodHandle FCHMODAT = fn("fchmodat", FunctionDescriptor.of(I, I, A, I, I), -1);
+    private static final MethodHandle FCHOWNAT = fn("fchownat", FunctionDescriptor.of(I, I, A, I, I, I), -1);
+    private static final MethodHandle UTIMENSAT = fn("utimensat", FunctionDescriptor.of(I, I, A, A, I), -1);
+    private static final MethodHandle FTRUNCATE = fn("ftruncate", FunctionDescriptor.of(I, I, L), -1);
+    private static final MethodHandle PREAD = fn("pread", FunctionDescriptor.of(L, I, A, L, L), -1);
+    private static final MethodHandle PWRITE = fn("pwrite", FunctionDescriptor.of(L, I, A, L, L), -1);
+    private static final MethodHandle FSYNC = fn("fsync", FunctionDescriptor.of(I, I), -1);
+    private static final MethodHandle FDATASYNC = fn("fdatasync", FunctionDescriptor.of(I, I), -1);
+    private static final MethodHandle GETDENTS64 = fn("getdents64", FunctionDescriptor.of(L, I, A, L), -1);
+    private static final MethodHandle FSTATVFS = fn("fstatvfs", FunctionDescriptor.of(I, I, A), -1);
+    private static final MethodHandle GETXATTR = fn("getxattr", FunctionDescriptor.of(L, A, A, A, L), -1);
+    private static final MethodHandle SETXATTR = fn("setxattr", FunctionDescriptor.of(I, A, A, A, L, I), -1);
+    private static final MethodHandle LISTXATTR = fn("listxattr", FunctionDescriptor.of(L, A, A, L), -1);
+    private static final MethodHandle REMOVEXATTR = fn("removexattr", FunctionDescriptor.of(I, A, A), -1);
+    private static final MethodHandle MMAP = fn("mmap", FunctionDescriptor.of(A, A, L, I, I, I, L), -1);
+    private static final MethodHandle MUNMAP = fn("munmap", FunctionDescriptor.of(I, A, L), -1);
+    private static final MethodHandle GETEUID = fn("geteuid", FunctionDescriptor.of(I), -1);
+
+    private Libc() {
+    }
+
+    private static MethodHandle fn(String name, FunctionDescriptor d, int firstVariadic) {
+        MemorySegment addr = LIBC.find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name));
+        Linker.Option capture = Linker.Option.captureCallState("errno");
+        return firstVariadic < 0
+                ? LINKER.downcallHandle(addr, d, capture)
+                : LINKER.downcallHandle(addr, d, capture, Linker.Option.firstVariadicArg(firstVariadic));
+    }
+
+    /** A failed call: errno and what was being done. */
+    static final class Errno extends Exception {
+        private static final long serialVersionUID = 1L;
+        final int errno;
+
+        Errno(int errno, String what) {
+            super(what + ": errno " + errno, null, false, false);
+            this.errno = errno;
+        }
+
+        VfsException toVfs(String what) {
+            return new VfsException(map(errno), what + " (errno " + errno + ")", this);
+        }
+    }
+
+    static VfsError map(int errno) {
+        return switch (errno) {
+            case ENOENT -> VfsError.NOT_FOUND;
+            case EEXIST -> VfsError.EXISTS;
+            case EACCES -> VfsError.ACCESS;
+            case EPERM -> VfsError.NOT_OWNER;
+            case ENOTDIR -> VfsError.NOT_DIRECTORY;
+            case EISDIR -> VfsError.IS_DIRECTORY;
+            case ENOTEMPTY -> VfsError.NOT_EMPTY;
+            case ENAMETOOLONG -> VfsError.NAME_TOO_LONG;
+            case EINVAL -> VfsError.INVALID;
+            case ENOSPC -> VfsError.NO_SPACE;
+            case EDQUOT -> VfsError.QUOTA;
+            case EROFS -> VfsError.READ_ONLY;
+            case EXDEV -> VfsError.CROSS_DEVICE;
+            case EFBIG -> VfsError.FILE_TOO_BIG;
+            case EMLINK -> VfsError.TOO_MANY_LINKS;
+            case ELOOP -> VfsError.LOOP;
+            case ENODATA -> VfsError.NO_XATTR;
+            case EOPNOTSUPP -> VfsError.NOT_SUPPORTED;
+            case ESTALE -> VfsError.STALE;
+            case EMFILE, ENFILE, ENOMEM, EAGAIN -> VfsError.NO_RESOURCES;
+            default -> VfsError.IO;
+        };
+    }
+
+    // ---- calls; each takes the arena holding its strings and capture state ----
+
+    static int openat(Arena a, int dirfd, String path, int flags, int mode) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            int r = (int) OPENAT.invokeExact(st, dirfd, cstr(a, path), flags | O_CLOEXEC, mode);
+            return (int) check(r, st, "openat " + path);
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void close(int fd) {
+        if (fd < 0) {
+            return;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            int r = (int) CLOSE.invokeExact(a.allocate(CAPTURE), fd);
+            assert r == 0 || r == -1;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void statx(Arena a, int dirfd, String path, int flags, MemorySegment buf) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            int r = (int) STATX_FN.invokeExact(st, dirfd, cstr(a, path), flags, STATX_BASIC_STATS | STATX_BTIME, buf);
+            check(r, st, "statx " + path);
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void mkdirat(Arena a, int dirfd, String name, int mode) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            check((int) MKDIRAT.invokeExact(st, dirfd, cstr(a, name), mode), st, "mkdirat " + name);
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void symlinkat(Arena a, String target, int dirfd, String name) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            check((int) SYMLINKAT.invokeExact(st, cstr(a, target), dirfd, cstr(a, name)), st, "symlinkat " + name);
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** Reads the target of the symlink {@code fd} refers to (opened with O_PATH|O_NOFOLLOW). */
+    static String readlink(Arena a, int fd) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        MemorySegment buf = a.allocate(4097);
+        try {
+            long n = (long) READLINKAT.invokeExact(st, fd, cstr(a, ""), buf, 4097L);
+            check(n, st, "readlinkat");
+            if (n > 4096) {
+                throw new Errno(ENAMETOOLONG, "readlinkat");
+            }
+            return new String(buf.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void linkat(Arena a, int oldDirfd, String oldPath, int newDirfd, String newName, int flags) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            check((int) LINKAT.invokeExact(st, oldDirfd, cstr(a, oldPath), newDirfd, cstr(a, newName), flags), st,
+                    "linkat " + newName);
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void unlinkat(Arena a, int dirfd, String name, int flags) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            check((int) UNLINKAT.invokeExact(st, dirfd, cstr(a, name), flags), st, "unlinkat " + name);
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void renameat2(Arena a, int fromDir, String from, int toDir, String to, int flags) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            check((int) RENAMEAT2.invokeExact(st, fromDir, cstr(a, from), toDir, cstr(a, to), flags), st,
+                    "renameat2 " + from + " " + to);
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void fchmodat(Arena a, int dirfd, String path, int mode) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            check((int) FCHMODAT.invokeExact(st, dirfd, cstr(a, path), mode, 0), st, "fchmodat");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** chown of the object {@code fd} refers to, never following a symlink. -1 leaves a field. */
+    static void fchown(Arena a, int fd, int uid, int gid) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            check((int) FCHOWNAT.invokeExact(st, fd, cstr(a, ""), uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW), st,
+                    "fchownat");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void utimensat(Arena a, int dirfd, String path, long atimeNs, long mtimeNs, int flags) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        MemorySegment ts = a.allocate(32, 8);
+        putTimespec(ts, 0, atimeNs);
+        putTimespec(ts, 16, mtimeNs);
+        try {
+            check((int) UTIMENSAT.invokeExact(st, dirfd, cstr(a, path), ts, flags), st, "utimensat");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** Encodes nanoseconds since the epoch, or UTIME_NOW / UTIME_OMIT given as negative sentinels. */
+    private static void putTimespec(MemorySegment ts, long off, long ns) {
+        if (ns == -UTIME_NOW || ns == -UTIME_OMIT) {
+            ts.set(ValueLayout.JAVA_LONG, off, 0);
+            ts.set(ValueLayout.JAVA_LONG, off + 8, -ns);
+        } else {
+            ts.set(ValueLayout.JAVA_LONG, off, Math.floorDiv(ns, 1_000_000_000L));
+            ts.set(ValueLayout.JAVA_LONG, off + 8, Math.floorMod(ns, 1_000_000_000L));
+        }
+    }
+
+    static void ftruncate(Arena a, int fd, long size) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            check((int) FTRUNCATE.invokeExact(st, fd, size), st, "ftruncate");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** pread straight into {@code dst}; loops over short reads until EOF or full. */
+    static long pread(Arena a, int fd, MemorySegment dst, long offset) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        long done = 0;
+        long want = dst.byteSize();
+        try {
+            while (done < want) {
+                long n = (long) PREAD.invokeExact(st, fd, dst.asSlice(done), want - done, offset + done);
+                if (n < 0 && errno(st) == EINTR) {
+                    continue;
+                }
+                check(n, st, "pread");
+                if (n == 0) {
+                    break;
+                }
+                done += n;
+            }
+            return done;
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** pwrite straight from {@code src}; loops over short writes. */
+    static long pwrite(Arena a, int fd, MemorySegment src, long offset) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        long done = 0;
+        long want = src.byteSize();
+        try {
+            while (done < want) {
+                long n = (long) PWRITE.invokeExact(st, fd, src.asSlice(done), want - done, offset + done);
+                if (n < 0 && errno(st) == EINTR) {
+                    continue;
+                }
+                check(n, st, "pwrite");
+                done += n;
+            }
+            return done;
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void fsync(Arena a, int fd, boolean dataOnly) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            int r = dataOnly ? (int) FDATASYNC.invokeExact(st, fd) : (int) FSYNC.invokeExact(st, fd);
+            check(r, st, "fsync");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static long getdents64(Arena a, int fd, MemorySegment buf) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            long n = (long) GETDENTS64.invokeExact(st, fd, buf, buf.byteSize());
+            return check(n, st, "getdents64");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** struct statvfs on 64-bit Linux: eleven unsigned longs then spare ints. */
+    static long[] fstatvfs(Arena a, int fd) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        MemorySegment buf = a.allocate(112, 8);
+        try {
+            check((int) FSTATVFS.invokeExact(st, fd, buf), st, "fstatvfs");
+            long[] v = new long[11];
+            for (int i = 0; i < 11; i++) {
+                v[i] = buf.get(ValueLayout.JAVA_LONG, i * 8L);
+            }
+            return v;
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static byte[] getxattr(Arena a, String path, String name) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            MemorySegment p = cstr(a, path);
+            MemorySegment n = cstr(a, name);
+            while (true) {
+                long size = check((long) GETXATTR.invokeExact(st, p, n, MemorySegment.NULL, 0L), st, "getxattr");
+                MemorySegment buf = a.allocate(Math.max(size, 1));
+                long got = (long) GETXATTR.invokeExact(st, p, n, buf, size);
+                if (got < 0 && errno(st) == ERANGE) {
+                    continue;
+                }
+                check(got, st, "getxattr");
+                return buf.asSlice(0, got).toArray(ValueLayout.JAVA_BYTE);
+            }
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void setxattr(Arena a, String path, String name, byte[] value, int flags) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            MemorySegment v = a.allocate(Math.max(value.length, 1));
+            MemorySegment.copy(value, 0, v, ValueLayout.JAVA_BYTE, 0, value.length);
+            check((int) SETXATTR.invokeExact(st, cstr(a, path), cstr(a, name), v, (long) value.length, flags), st,
+                    "setxattr");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** The raw NUL-separated name list. */
+    static byte[] listxattr(Arena a, String path) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            MemorySegment p = cstr(a, path);
+            while (true) {
+                long size = check((long) LISTXATTR.invokeExact(st, p, MemorySegment.NULL, 0L), st, "listxattr");
+                MemorySegment buf = a.allocate(Math.max(size, 1));
+                long got = (long) LISTXATTR.invokeExact(st, p, buf, size);
+                if (got < 0 && errno(st) == ERANGE) {
+                    continue;
+                }
+                check(got, st, "listxattr");
+                return buf.asSlice(0, got).toArray(ValueLayout.JAVA_BYTE);
+            }
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void removexattr(Arena a, String path, String name) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            check((int) REMOVEXATTR.invokeExact(st, cstr(a, path), cstr(a, name)), st, "removexattr");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** Maps {@code length} bytes at a page-aligned {@code offset} read-only; returns the address. */
+    static MemorySegment mmap(Arena a, int fd, long offset, long length) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            MemorySegment p = (MemorySegment) MMAP.invokeExact(st, MemorySegment.NULL, length, PROT_READ, MAP_SHARED, fd,
+                    offset);
+            if (p.address() == -1L) {
+                throw new Errno(errno(st), "mmap");
+            }
+            return p;
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void munmap(MemorySegment address, long length) {
+        try (Arena a = Arena.ofConfined()) {
+            int r = (int) MUNMAP.invokeExact(a.allocate(CAPTURE), address, length);
+            assert r == 0;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static int geteuid() {
+        try (Arena a = Arena.ofConfined()) {
+            return (int) GETEUID.invokeExact(a.allocate(CAPTURE));
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** The magic link of a descriptor, through which path-only calls reach exactly that inode. */
+    static String procPath(int fd) {
+        return "/proc/self/fd/" + fd;
+    }
+
+    private static MemorySegment cstr(Arena a, String s) {
+        return a.allocateFrom(s, StandardCharsets.UTF_8);
+    }
+
+    private static int errno(MemorySegment st) {
+        return (int) ERRNO.get(st, 0L);
+    }
+
+    private static long check(long r, MemorySegment st, String what) throws Errno {
+        if (r < 0) {
+            throw new Errno(errno(st), what);
+        }
+        return r;
+    }
+}

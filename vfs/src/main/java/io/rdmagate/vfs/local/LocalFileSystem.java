@@ -1,0 +1,1088 @@
+package io.rdmagate.vfs.local;
+
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import com.google.common.cache.RemovalListener;
+import io.rdmagate.vfs.Caller;
+import io.rdmagate.vfs.CreateMode;
+import io.rdmagate.vfs.DirectoryEntry;
+import io.rdmagate.vfs.DirectoryPage;
+import io.rdmagate.vfs.DosAttributes;
+import io.rdmagate.vfs.ExportOptions;
+import io.rdmagate.vfs.FileAttributes;
+import io.rdmagate.vfs.FileHandle;
+import io.rdmagate.vfs.FileType;
+import io.rdmagate.vfs.FsStat;
+import io.rdmagate.vfs.Node;
+import io.rdmagate.vfs.SetAttributes;
+import io.rdmagate.vfs.Stability;
+import io.rdmagate.vfs.VfsError;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.VirtualFileSystem;
+import io.rdmagate.vfs.WriteResult;
+import io.rdmagate.vfs.XattrMode;
+import io.rdmagate.vfs.local.HandleStore.Entry;
+import io.rdmagate.vfs.lock.LockManager;
+import io.rdmagate.vfs.memory.IoMemory;
+import io.rdmagate.vfs.memory.IoMemoryPool;
+import io.rdmagate.vfs.memory.MappedIoMemory;
+import io.rdmagate.vfs.support.DirectoryCookies;
+import io.rdmagate.vfs.support.DirectoryListing;
+import io.rdmagate.vfs.support.Names;
+import io.rdmagate.vfs.support.PathResolver;
+import io.rdmagate.vfs.support.Permissions;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The real backend: a local directory tree.
+ *
+ * <p>Operation: a handle names (inode, generation). The {@link HandleStore} gives the inode's last
+ * known parent and name; resolution walks those names down from the root descriptor with
+ * {@code openat(O_PATH|O_NOFOLLOW)}, one real directory entry at a time, never through a symlink
+ * or "..", and finally checks the inode number, device and birth time with {@code statx}. So a
+ * handle resolves only to the file it was made for, only inside the root, and a removed file's
+ * handle is stale. Changes go through the {@code *at} calls on the resolved descriptors; data moves
+ * with pread/pwrite between the file and I/O memory; permissions are checked here for the caller,
+ * and created objects are given the caller's ownership when the gateway runs as root.
+ *
+ * <p>Limits: one filesystem per export (entries on other devices are refused with
+ * {@link VfsError#CROSS_DEVICE}); Linux only.
+ */
+public final class LocalFileSystem implements VirtualFileSystem {
+    private static final int MAX_DEPTH = 2048;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Path rootPath;
+    private final ExportOptions options;
+    private final HandleStore store;
+    private final int rootFd;
+    private final long rootIno;
+    private final long rootDev;
+    private final long rootGeneration;
+    private final int volumeId;
+    private final long writeVerifier = RANDOM.nextLong();
+    private final boolean superuser = Libc.geteuid() == 0;
+    private final LockManager locks = new LockManager();
+    private final Cache<Long, DataFd> dataFds;
+    private final Cache<Long, Listing> listings;
+    private volatile boolean closed;
+
+    private record Listing(long mtime, long ctime, DirectoryListing order, Map<String, Long> inodes) {
+    }
+
+    private LocalFileSystem(Path rootPath, ExportOptions options, HandleStore store, int rootFd, Stat root) {
+        this.rootPath = rootPath;
+        this.options = options;
+        this.store = store;
+        this.rootFd = rootFd;
+        this.rootIno = root.ino();
+        this.rootDev = root.dev();
+        long storedRoot = store.meta("rootInode", root.ino());
+        if (storedRoot != root.ino()) {
+            throw new IllegalStateException("export root " + rootPath + " is inode " + root.ino() + " but the handle store in"
+                    + " its state directory belongs to inode " + storedRoot + "; use a new state directory for a new tree");
+        }
+        this.rootGeneration = store.meta("rootGeneration", HandleStore.newGeneration());
+        this.volumeId = (int) store.meta("volumeId", RANDOM.nextInt() & 0x7fffffff);
+        RemovalListener<Long, DataFd> release = n -> n.getValue().release();
+        this.dataFds = CacheBuilder.newBuilder().maximumSize(1024).expireAfterAccess(Duration.ofSeconds(30))
+                .removalListener(release).build();
+        this.listings = CacheBuilder.newBuilder().maximumSize(64).build();
+    }
+
+    /**
+     * Opens the tree at {@code root}, keeping handle records in {@code stateDir} (created if missing;
+     * it must not lie inside the tree).
+     */
+    public static LocalFileSystem open(Path root, Path stateDir, ExportOptions options) throws IOException {
+        Path abs = root.toAbsolutePath().normalize();
+        if (stateDir.toAbsolutePath().normalize().startsWith(abs)) {
+            throw new IOException("state directory " + stateDir + " lies inside the export " + abs);
+        }
+        int fd;
+        Stat st;
+        try (Arena a = Arena.ofConfined()) {
+            fd = Libc.openat(a, Libc.AT_FDCWD, abs.toString(), Libc.O_PATH | Libc.O_DIRECTORY, 0);
+            MemorySegment sx = a.allocate(Libc.STATX);
+            Libc.statx(a, fd, "", Libc.AT_EMPTY_PATH, sx);
+            st = Stat.of(sx);
+        } catch (Libc.Errno e) {
+            throw new IOException("cannot open export root " + abs + ": errno " + e.errno, e);
+        }
+        HandleStore hs;
+        try {
+            hs = HandleStore.open(stateDir);
+        } catch (IOException e) {
+            Libc.close(fd);
+            throw e;
+        }
+        try {
+            return new LocalFileSystem(abs, options, hs, fd, st);
+        } catch (RuntimeException e) {
+            hs.close();
+            Libc.close(fd);
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    public Path rootPath() {
+        return rootPath;
+    }
+
+    @Override
+    public int volumeId() {
+        return volumeId;
+    }
+
+    @Override
+    public ExportOptions options() {
+        return options;
+    }
+
+    @Override
+    public FileHandle root() {
+        return FileHandle.of(volumeId, rootIno, rootGeneration, FileType.DIRECTORY);
+    }
+
+    @Override
+    public FileAttributes getattr(FileHandle handle) throws VfsException {
+        try (Arena a = Arena.ofConfined(); Fd fd = open(a, handle)) {
+            return attrs(stat(a, fd.fd()), entryOf(handle.fileId()));
+        }
+    }
+
+    @Override
+    public int access(Caller caller, FileHandle handle, int requested) throws VfsException {
+        return Permissions.access(caller, getattr(handle), requested);
+    }
+
+    @Override
+    public Node lookup(Caller caller, FileHandle dir, String name) throws VfsException {
+        Names.check(name);
+        try (Arena a = Arena.ofConfined(); Fd d = open(a, dir)) {
+            Stat ds = directoryStat(a, d);
+            Permissions.require(caller, attrs(ds, null), Permissions.X, "lookup");
+            String actual = actualName(a, d, ds, name);
+            if (actual == null) {
+                throw new VfsException(VfsError.NOT_FOUND, name);
+            }
+            return remember(a, ds.ino(), actual, statAt(a, d.fd(), actual));
+        }
+    }
+
+    @Override
+    public Node resolve(Caller caller, FileHandle dir, String path, boolean followLast) throws VfsException {
+        return PathResolver.resolve(this, caller, dir, path, followLast);
+    }
+
+    @Override
+    public Node parent(Caller caller, FileHandle dir) throws VfsException {
+        try (Arena a = Arena.ofConfined(); Fd d = open(a, dir)) {
+            Stat ds = directoryStat(a, d);
+            Permissions.require(caller, attrs(ds, null), Permissions.X, "lookup");
+            if (ds.ino() == rootIno) {
+                return new Node(root(), attrs(ds, null));
+            }
+            long parent = entryOf(ds.ino()).parent();
+            FileHandle ph = parent == rootIno ? root() : handleOf(parent, FileType.DIRECTORY);
+            return new Node(ph, getattr(ph));
+        }
+    }
+
+    @Override
+    public Node create(Caller caller, FileHandle dir, String name, CreateMode mode, SetAttributes attributes,
+            long verifier) throws VfsException {
+        Names.check(name);
+        writable();
+        try (Arena a = Arena.ofConfined(); Fd d = open(a, dir)) {
+            Stat ds = directoryStat(a, d);
+            Permissions.require(caller, attrs(ds, null), Permissions.X, "lookup");
+            for (int attempt = 0; attempt < 8; attempt++) {
+                String existing = actualName(a, d, ds, name);
+                if (existing != null) {
+                    return openExisting(a, caller, d, ds, existing, mode, attributes, verifier);
+                }
+                Permissions.requireDirChange(caller, attrs(ds, null));
+                int m = Permissions.newMode(caller, attributes.mode(), 0644, ds.gid());
+                int fd;
+                try {
+                    fd = Libc.openat(a, d.fd(), name, Libc.O_CREAT | Libc.O_EXCL | Libc.O_WRONLY | Libc.O_NOFOLLOW, m);
+                } catch (Libc.Errno e) {
+                    if (e.errno == Libc.EEXIST) {
+                        continue; // raced with another creator: look again
+                    }
+                    throw e.toVfs("create " + name);
+                }
+                try (Fd f = Fd.owned(fd)) {
+                    Libc.fchmodat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), m);
+                    giveToCaller(a, caller, f, ds);
+                    Stat st = stat(a, f.fd());
+                    Entry e = store.created(st.ino(), ds.ino(), name, st.btime(),
+                            mode == CreateMode.EXCLUSIVE ? verifier : null);
+                    invalidateListing(ds.ino());
+                    if (mode != CreateMode.EXCLUSIVE) {
+                        SetAttributes rest = initialRest(attributes);
+                        if (!rest.isEmpty()) {
+                            Permissions.checkSetattr(caller, attrs(st, e), rest);
+                            apply(a, f, st, e, rest);
+                            st = stat(a, f.fd());
+                        }
+                    }
+                    return new Node(FileHandle.of(volumeId, st.ino(), e.generation(), st.type()), attrs(st, store.get(st.ino())));
+                } catch (Libc.Errno e) {
+                    throw e.toVfs("create " + name);
+                }
+            }
+            throw new VfsException(VfsError.IO, "create " + name + " kept racing with other changes");
+        }
+    }
+
+    private Node openExisting(Arena a, Caller caller, Fd d, Stat ds, String existing, CreateMode mode,
+            SetAttributes attributes, long verifier) throws VfsException {
+        Stat st = statAt(a, d.fd(), existing);
+        switch (mode) {
+            case GUARDED -> throw new VfsException(VfsError.EXISTS, existing);
+            case EXCLUSIVE -> {
+                Entry e = store.get(st.ino());
+                if (e == null || e.createVerifier() == null || e.createVerifier() != verifier) {
+                    throw new VfsException(VfsError.EXISTS, existing);
+                }
+                return remember(a, ds.ino(), existing, st);
+            }
+            default -> {
+                if (st.type() == FileType.DIRECTORY) {
+                    throw new VfsException(VfsError.IS_DIRECTORY, existing);
+                }
+                Node n = remember(a, ds.ino(), existing, st);
+                if (attributes.size() != null) {
+                    return new Node(n.handle(), setattr(caller, n.handle(), SetAttributes.create().size(attributes.size())));
+                }
+                return n;
+            }
+        }
+    }
+
+    @Override
+    public Node mkdir(Caller caller, FileHandle dir, String name, SetAttributes attributes) throws VfsException {
+        Names.check(name);
+        writable();
+        try (Arena a = Arena.ofConfined(); Fd d = open(a, dir)) {
+            Stat ds = directoryStat(a, d);
+            Permissions.requireDirChange(caller, attrs(ds, null));
+            if (actualName(a, d, ds, name) != null) {
+                throw new VfsException(VfsError.EXISTS, name);
+            }
+            int m = Permissions.newMode(caller, attributes.mode(), 0755, ds.gid()) | (ds.mode() & 02000);
+            try {
+                Libc.mkdirat(a, d.fd(), name, m);
+                try (Fd f = Fd.owned(Libc.openat(a, d.fd(), name, Libc.O_PATH | Libc.O_NOFOLLOW | Libc.O_DIRECTORY, 0))) {
+                    Libc.fchmodat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), m);
+                    giveToCaller(a, caller, f, ds);
+                    Stat st = stat(a, f.fd());
+                    Entry e = store.created(st.ino(), ds.ino(), name, st.btime(), null);
+                    invalidateListing(ds.ino());
+                    SetAttributes rest = initialRest(attributes);
+                    if (!rest.isEmpty()) {
+                        apply(a, f, st, e, rest);
+                        st = stat(a, f.fd());
+                    }
+                    return new Node(FileHandle.of(volumeId, st.ino(), e.generation(), st.type()), attrs(st, store.get(st.ino())));
+                }
+            } catch (Libc.Errno e) {
+                throw e.toVfs("mkdir " + name);
+            }
+        }
+    }
+
+    @Override
+    public Node symlink(Caller caller, FileHandle dir, String name, String target, SetAttributes attributes)
+            throws VfsException {
+        Names.check(name);
+        Names.checkSymlinkTarget(target);
+        writable();
+        try (Arena a = Arena.ofConfined(); Fd d = open(a, dir)) {
+            Stat ds = directoryStat(a, d);
+            Permissions.requireDirChange(caller, attrs(ds, null));
+            if (actualName(a, d, ds, name) != null) {
+                throw new VfsException(VfsError.EXISTS, name);
+            }
+            try {
+                Libc.symlinkat(a, target, d.fd(), name);
+                try (Fd f = Fd.owned(Libc.openat(a, d.fd(), name, Libc.O_PATH | Libc.O_NOFOLLOW, 0))) {
+                    giveToCaller(a, caller, f, ds);
+                    Stat st = stat(a, f.fd());
+                    Entry e = store.created(st.ino(), ds.ino(), name, st.btime(), null);
+                    invalidateListing(ds.ino());
+                    return new Node(FileHandle.of(volumeId, st.ino(), e.generation(), st.type()), attrs(st, e));
+                }
+            } catch (Libc.Errno e) {
+                throw e.toVfs("symlink " + name);
+            }
+        }
+    }
+
+    @Override
+    public String readlink(Caller caller, FileHandle link) throws VfsException {
+        try (Arena a = Arena.ofConfined(); Fd f = open(a, link)) {
+            Stat st = stat(a, f.fd());
+            if (st.type() != FileType.SYMLINK) {
+                throw new VfsException(VfsError.NOT_SYMLINK, "not a symlink");
+            }
+            return Libc.readlink(a, f.fd());
+        } catch (Libc.Errno e) {
+            throw e.toVfs("readlink");
+        }
+    }
+
+    @Override
+    public Node link(Caller caller, FileHandle file, FileHandle dir, String name) throws VfsException {
+        Names.check(name);
+        writable();
+        try (Arena a = Arena.ofConfined(); Fd f = open(a, file); Fd d = open(a, dir)) {
+            Stat fs = stat(a, f.fd());
+            if (fs.type() == FileType.DIRECTORY) {
+                throw new VfsException(VfsError.IS_DIRECTORY, "hard link to a directory");
+            }
+            Stat ds = directoryStat(a, d);
+            Permissions.requireDirChange(caller, attrs(ds, null));
+            if (actualName(a, d, ds, name) != null) {
+                throw new VfsException(VfsError.EXISTS, name);
+            }
+            try {
+                Libc.linkat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), d.fd(), name, Libc.AT_SYMLINK_FOLLOW);
+            } catch (Libc.Errno e) {
+                throw e.toVfs("link " + name);
+            }
+            invalidateListing(ds.ino());
+            return new Node(file, attrs(stat(a, f.fd()), entryOf(fs.ino())));
+        }
+    }
+
+    @Override
+    public void remove(Caller caller, FileHandle dir, String name) throws VfsException {
+        unlink(caller, dir, name, false);
+    }
+
+    @Override
+    public void rmdir(Caller caller, FileHandle dir, String name) throws VfsException {
+        unlink(caller, dir, name, true);
+    }
+
+    private void unlink(Caller caller, FileHandle dir, String name, boolean directory) throws VfsException {
+        Names.check(name);
+        writable();
+        try (Arena a = Arena.ofConfined(); Fd d = open(a, dir)) {
+            Stat ds = directoryStat(a, d);
+            Permissions.require(caller, attrs(ds, null), Permissions.X, "lookup");
+            String actual = actualName(a, d, ds, name);
+            if (actual == null) {
+                throw new VfsException(VfsError.NOT_FOUND, name);
+            }
+            Stat victim = statAt(a, d.fd(), actual);
+            if (directory && victim.type() != FileType.DIRECTORY) {
+                throw new VfsException(VfsError.NOT_DIRECTORY, name);
+            }
+            if (!directory && victim.type() == FileType.DIRECTORY) {
+                throw new VfsException(VfsError.IS_DIRECTORY, name);
+            }
+            Permissions.requireUnlink(caller, attrs(ds, null), attrs(victim, null));
+            try {
+                Libc.unlinkat(a, d.fd(), actual, directory ? Libc.AT_REMOVEDIR : 0);
+            } catch (Libc.Errno e) {
+                throw e.toVfs((directory ? "rmdir " : "remove ") + name);
+            }
+            invalidateListing(ds.ino());
+            forgetIfGone(victim, ds.ino(), actual);
+        }
+    }
+
+    /** After an entry disappeared: drop the record if that was the file's last name. */
+    private void forgetIfGone(Stat victim, long parent, String name) {
+        if (victim.type() == FileType.DIRECTORY || victim.nlink() <= 1) {
+            store.remove(victim.ino());
+            locks.forget(victim.ino());
+            dataFds.invalidate(victim.ino());
+            listings.invalidate(victim.ino());
+        } else {
+            // another name still links the file; the record learns it at the next lookup
+            store.update(victim.ino(), e -> e.parent() == parent && e.name().equals(name) ? e.at(0, "") : e);
+        }
+    }
+
+    @Override
+    public void rename(Caller caller, FileHandle fromDir, String fromName, FileHandle toDir, String toName,
+            boolean replace) throws VfsException {
+        Names.check(fromName);
+        Names.check(toName);
+        writable();
+        try (Arena a = Arena.ofConfined(); Fd fd = open(a, fromDir); Fd td = open(a, toDir)) {
+            Stat fs = directoryStat(a, fd);
+            Stat ts = directoryStat(a, td);
+            String from = actualName(a, fd, fs, fromName);
+            if (from == null) {
+                throw new VfsException(VfsError.NOT_FOUND, fromName);
+            }
+            Stat moving = statAt(a, fd.fd(), from);
+            Permissions.requireUnlink(caller, attrs(fs, null), attrs(moving, null));
+            Permissions.requireDirChange(caller, attrs(ts, null));
+            String to = actualName(a, td, ts, toName);
+            Stat target = to == null ? null : statAt(a, td.fd(), to);
+            if (target != null && target.ino() == moving.ino()) {
+                if (fs.ino() == ts.ino() && !to.equals(toName) && options.caseInsensitive()) {
+                    to = toName; // a case-only rename
+                    target = null;
+                } else {
+                    return; // POSIX: renaming a file onto itself does nothing
+                }
+            }
+            if (target != null) {
+                if (!replace) {
+                    throw new VfsException(VfsError.EXISTS, toName);
+                }
+                Permissions.requireUnlink(caller, attrs(ts, null), attrs(target, null));
+            }
+            try {
+                Libc.renameat2(a, fd.fd(), from, td.fd(), to == null ? toName : to, replace ? 0 : Libc.RENAME_NOREPLACE);
+            } catch (Libc.Errno e) {
+                if (e.errno == Libc.EEXIST && replace) {
+                    throw new VfsException(VfsError.NOT_EMPTY, toName);
+                }
+                throw e.toVfs("rename " + fromName + " to " + toName);
+            }
+            invalidateListing(fs.ino());
+            invalidateListing(ts.ino());
+            if (target != null) {
+                forgetIfGone(target, ts.ino(), to);
+            }
+            String newName = to == null ? toName : to;
+            if (store.update(moving.ino(), e -> e.at(ts.ino(), newName)) == null) {
+                store.created(moving.ino(), ts.ino(), newName, moving.btime(), null);
+            }
+        }
+    }
+
+    @Override
+    public DirectoryPage readdir(Caller caller, FileHandle dir, long cookie, long verifier, int maxEntries,
+            boolean withAttributes) throws VfsException {
+        if (maxEntries <= 0) {
+            throw new VfsException(VfsError.INVALID, "maxEntries " + maxEntries);
+        }
+        try (Arena a = Arena.ofConfined(); Fd d = open(a, dir)) {
+            Stat ds = directoryStat(a, d);
+            Permissions.require(caller, attrs(ds, null), Permissions.R, "list");
+            Listing l = listing(d, ds);
+            int i = l.order().startAfter(cookie, verifier);
+            List<DirectoryEntry> out = new ArrayList<>();
+            for (; i < l.order().size() && out.size() < maxEntries; i++) {
+                String name = l.order().name(i);
+                Node node = null;
+                if (withAttributes) {
+                    try {
+                        node = remember(a, ds.ino(), name, statAt(a, d.fd(), name));
+                    } catch (VfsException e) {
+                        if (e.error() == VfsError.NOT_FOUND || e.error() == VfsError.CROSS_DEVICE) {
+                            continue; // removed since the listing was read, or a mount point
+                        }
+                        throw e;
+                    }
+                }
+                out.add(new DirectoryEntry(name, l.inodes().get(name), l.order().cookie(i), node));
+            }
+            return new DirectoryPage(out, DirectoryCookies.VERIFIER, i >= l.order().size());
+        }
+    }
+
+    private Listing listing(Fd d, Stat ds) throws VfsException {
+        Listing l = listings.getIfPresent(ds.ino());
+        if (l != null && l.mtime() == ds.mtime() && l.ctime() == ds.ctime()) {
+            return l;
+        }
+        try {
+            Map<String, Long> inodes = DirectoryReader.read(d.fd());
+            l = new Listing(ds.mtime(), ds.ctime(), DirectoryListing.of(inodes.keySet()), inodes);
+        } catch (Libc.Errno e) {
+            throw e.toVfs("read directory");
+        }
+        listings.put(ds.ino(), l);
+        return l;
+    }
+
+    private void invalidateListing(long dirIno) {
+        listings.invalidate(dirIno);
+    }
+
+    @Override
+    public FileAttributes setattr(Caller caller, FileHandle handle, SetAttributes attributes) throws VfsException {
+        writable();
+        try (Arena a = Arena.ofConfined(); Fd f = open(a, handle)) {
+            Stat st = stat(a, f.fd());
+            Entry e = entryOf(st.ino());
+            Permissions.checkSetattr(caller, attrs(st, e), attributes);
+            apply(a, f, st, e, attributes);
+            return attrs(stat(a, f.fd()), entryOf(st.ino()));
+        }
+    }
+
+    private void apply(Arena a, Fd f, Stat st, Entry e, SetAttributes s) throws VfsException {
+        try {
+            if (s.size() != null) {
+                if (st.type() != FileType.REGULAR) {
+                    throw new VfsException(st.type() == FileType.DIRECTORY ? VfsError.IS_DIRECTORY : VfsError.INVALID, "size");
+                }
+                if (s.size() < 0) {
+                    throw new VfsException(VfsError.FILE_TOO_BIG, "size " + s.size());
+                }
+                DataFd data = dataFd(a, f, st.ino(), e == null ? 0 : e.generation(), true);
+                try {
+                    Libc.ftruncate(a, data.fd, s.size());
+                } finally {
+                    data.release();
+                }
+            }
+            int mode = st.mode();
+            if (s.mode() != null) {
+                mode = s.mode();
+            }
+            if (s.dosAttributes() != null) {
+                int bits = s.dosAttributes();
+                if ((bits & DosAttributes.READONLY) != 0) {
+                    mode &= ~0222;
+                } else if ((mode & 0222) == 0) {
+                    mode |= 0200;
+                }
+            }
+            if (mode != st.mode()) {
+                if (st.type() == FileType.SYMLINK) {
+                    throw new VfsException(VfsError.NOT_SUPPORTED, "mode of a symlink");
+                }
+                Libc.fchmodat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), mode);
+            }
+            if (s.uid() != null || s.gid() != null) {
+                Libc.fchown(a, f.fd(), s.uid() == null ? -1 : s.uid(), s.gid() == null ? -1 : s.gid());
+            }
+            if (s.atime() != null || s.mtime() != null) {
+                long at = time(s.atime());
+                long mt = time(s.mtime());
+                if (st.type() == FileType.SYMLINK) {
+                    Entry le = entryOf(st.ino());
+                    try (Fd parent = walk(a, le.parent())) {
+                        Libc.utimensat(a, parent.fd(), le.name(), at, mt, Libc.AT_SYMLINK_NOFOLLOW);
+                    }
+                } else {
+                    Libc.utimensat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), at, mt, 0);
+                }
+            }
+            if (st.ino() != rootIno) {
+                store.update(st.ino(), cur -> {
+                    Entry next = cur.withVerifier(null);
+                    if (s.dosAttributes() != null) {
+                        next = next.withDos(s.dosAttributes() & DosAttributes.STORED);
+                    }
+                    return s.birthTime() == null ? next : next.withBirth(s.birthTime());
+                });
+            }
+        } catch (Libc.Errno ex) {
+            throw ex.toVfs("setattr");
+        }
+    }
+
+    private static long time(Long t) {
+        if (t == null) {
+            return -Libc.UTIME_OMIT;
+        }
+        return t == SetAttributes.SERVER_TIME ? -Libc.UTIME_NOW : t;
+    }
+
+    private static SetAttributes initialRest(SetAttributes a) {
+        SetAttributes rest = SetAttributes.create();
+        if (a.uid() != null) {
+            rest.owner(a.uid());
+        }
+        if (a.gid() != null) {
+            rest.group(a.gid());
+        }
+        if (a.size() != null) {
+            rest.size(a.size());
+        }
+        if (a.atime() != null) {
+            rest.atime(a.atime());
+        }
+        if (a.mtime() != null) {
+            rest.mtime(a.mtime());
+        }
+        if (a.dosAttributes() != null) {
+            rest.dosAttributes(a.dosAttributes());
+        }
+        if (a.birthTime() != null) {
+            rest.birthTime(a.birthTime());
+        }
+        return rest;
+    }
+
+    @Override
+    public FsStat statfs(FileHandle handle) throws VfsException {
+        try (Arena a = Arena.ofConfined(); Fd f = open(a, handle)) {
+            long[] v = Libc.fstatvfs(a, f.fd());
+            long frsize = v[1] == 0 ? v[0] : v[1];
+            return new FsStat(v[2] * frsize, v[3] * frsize, v[4] * frsize, v[5], v[6], v[7], (int) v[0],
+                    (int) Math.min(v[10], MAX_NAME_BYTES), Long.MAX_VALUE);
+        } catch (Libc.Errno e) {
+            throw e.toVfs("statfs");
+        }
+    }
+
+    @Override
+    public IoMemory read(Caller caller, FileHandle file, long offset, int length, IoMemoryPool.Account memory)
+            throws VfsException {
+        if (offset < 0 || length < 0) {
+            throw new VfsException(VfsError.INVALID, "read at " + offset + " of " + length);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            DataFd data = dataFd(a, file, false);
+            try {
+                Stat st = stat(a, data.fd);
+                Permissions.require(caller, attrs(st, null), Permissions.R, "read");
+                IoMemory m = memory.lease(Math.max(length, 1));
+                try {
+                    long n = length == 0 || offset >= st.size() ? 0 : Libc.pread(a, data.fd, m.segment(), offset);
+                    m.shrink(n);
+                    return m;
+                } catch (Libc.Errno | RuntimeException e) {
+                    m.release();
+                    throw e;
+                }
+            } finally {
+                data.release();
+            }
+        } catch (Libc.Errno e) {
+            throw e.toVfs("read");
+        }
+    }
+
+    @Override
+    public IoMemory map(Caller caller, FileHandle file, long offset, int length) throws VfsException {
+        int threshold = options.mapReadThreshold();
+        if (threshold <= 0 || length < threshold || offset < 0) {
+            return null;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            DataFd data = dataFd(a, file, false);
+            try {
+                Stat st = stat(a, data.fd);
+                Permissions.require(caller, attrs(st, null), Permissions.R, "read");
+                long len = Math.min(length, st.size() - offset);
+                if (len <= 0) {
+                    return null;
+                }
+                long base = offset & ~4095L;
+                long mapLen = offset - base + len;
+                MemorySegment addr = Libc.mmap(a, data.fd, base, mapLen);
+                Arena region = Arena.ofShared();
+                MemorySegment mapped = addr.reinterpret(mapLen, region, s -> Libc.munmap(s, mapLen));
+                return new MappedIoMemory(region, mapped.asSlice(offset - base, len));
+            } finally {
+                data.release();
+            }
+        } catch (Libc.Errno e) {
+            throw e.toVfs("map");
+        }
+    }
+
+    @Override
+    public WriteResult write(Caller caller, FileHandle file, long offset, IoMemory payload, Stability stability)
+            throws VfsException {
+        writable();
+        if (offset < 0 || offset + payload.length() < offset) {
+            throw new VfsException(VfsError.FILE_TOO_BIG, "write at " + offset);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            DataFd data = dataFd(a, file, true);
+            try {
+                Stat st = stat(a, data.fd);
+                if (caller.uid() != st.uid()) {
+                    Permissions.require(caller, attrs(st, null), Permissions.W, "write");
+                }
+                Libc.pwrite(a, data.fd, payload.segment(), offset);
+                if (!caller.isSuperuser() && (st.mode() & 06000) != 0) {
+                    Libc.fchmodat(a, Libc.AT_FDCWD, Libc.procPath(data.fd), st.mode() & ~06000);
+                }
+                if (stability != Stability.UNSTABLE) {
+                    Libc.fsync(a, data.fd, stability == Stability.DATA_SYNC);
+                }
+                Entry e = store.update(st.ino(), cur -> cur.withDos(cur.dos() | DosAttributes.ARCHIVE));
+                return new WriteResult((int) payload.length(), stability, attrs(stat(a, data.fd), e));
+            } finally {
+                data.release();
+            }
+        } catch (Libc.Errno e) {
+            throw e.toVfs("write");
+        }
+    }
+
+    @Override
+    public void commit(FileHandle file) throws VfsException {
+        try (Arena a = Arena.ofConfined()) {
+            Fd f = open(a, file);
+            try (f) {
+                if (stat(a, f.fd()).type() != FileType.REGULAR) {
+                    return;
+                }
+            }
+            DataFd data = dataFd(a, file, false);
+            try {
+                Libc.fsync(a, data.fd, false);
+            } finally {
+                data.release();
+            }
+        } catch (Libc.Errno e) {
+            throw e.toVfs("commit");
+        }
+    }
+
+    @Override
+    public long writeVerifier() {
+        return writeVerifier;
+    }
+
+    @Override
+    public byte[] getxattr(Caller caller, FileHandle handle, String name) throws VfsException {
+        Names.checkXattrName(name);
+        try (Arena a = Arena.ofConfined(); Fd f = xattrTarget(a, caller, handle, Permissions.R)) {
+            return Libc.getxattr(a, Libc.procPath(f.fd()), "user." + name);
+        } catch (Libc.Errno e) {
+            throw e.toVfs("getxattr " + name);
+        }
+    }
+
+    @Override
+    public void setxattr(Caller caller, FileHandle handle, String name, byte[] value, XattrMode mode)
+            throws VfsException {
+        Names.checkXattrName(name);
+        writable();
+        int flags = switch (mode) {
+            case CREATE -> Libc.XATTR_CREATE;
+            case REPLACE -> Libc.XATTR_REPLACE;
+            case EITHER -> 0;
+        };
+        try (Arena a = Arena.ofConfined(); Fd f = xattrTarget(a, caller, handle, Permissions.W)) {
+            Libc.setxattr(a, Libc.procPath(f.fd()), "user." + name, value, flags);
+        } catch (Libc.Errno e) {
+            throw e.toVfs("setxattr " + name);
+        }
+    }
+
+    @Override
+    public List<String> listxattr(Caller caller, FileHandle handle) throws VfsException {
+        try (Arena a = Arena.ofConfined(); Fd f = xattrTarget(a, caller, handle, Permissions.R)) {
+            byte[] raw = Libc.listxattr(a, Libc.procPath(f.fd()));
+            List<String> out = new ArrayList<>();
+            int start = 0;
+            for (int i = 0; i < raw.length; i++) {
+                if (raw[i] == 0) {
+                    String n = new String(raw, start, i - start, StandardCharsets.UTF_8);
+                    if (n.startsWith("user.")) {
+                        out.add(n.substring(5));
+                    }
+                    start = i + 1;
+                }
+            }
+            return out;
+        } catch (Libc.Errno e) {
+            throw e.toVfs("listxattr");
+        }
+    }
+
+    @Override
+    public void removexattr(Caller caller, FileHandle handle, String name) throws VfsException {
+        Names.checkXattrName(name);
+        writable();
+        try (Arena a = Arena.ofConfined(); Fd f = xattrTarget(a, caller, handle, Permissions.W)) {
+            Libc.removexattr(a, Libc.procPath(f.fd()), "user." + name);
+        } catch (Libc.Errno e) {
+            throw e.toVfs("removexattr " + name);
+        }
+    }
+
+    private Fd xattrTarget(Arena a, Caller caller, FileHandle handle, int want) throws VfsException {
+        Fd f = open(a, handle);
+        try {
+            Stat st = stat(a, f.fd());
+            if (st.type() == FileType.SYMLINK) {
+                throw new VfsException(VfsError.NOT_SUPPORTED, "user xattrs on a symlink");
+            }
+            Permissions.require(caller, attrs(st, null), want, "xattr");
+            return f;
+        } catch (VfsException e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public LockManager locks() {
+        return locks;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        dataFds.invalidateAll();
+        dataFds.cleanUp();
+        listings.invalidateAll();
+        store.close();
+        Libc.close(rootFd);
+    }
+
+    // ---- resolution ----
+
+    /** Resolves a handle to an O_PATH descriptor of exactly its file, or fails STALE. */
+    private Fd open(Arena a, FileHandle h) throws VfsException {
+        if (closed) {
+            throw new VfsException(VfsError.IO, "export closed");
+        }
+        if (h.volumeId() != volumeId) {
+            throw new VfsException(VfsError.STALE, "handle of another volume");
+        }
+        if (h.fileId() == rootIno) {
+            if (h.generation() != rootGeneration) {
+                throw new VfsException(VfsError.STALE, "handle of an earlier root");
+            }
+            return Fd.borrowed(rootFd);
+        }
+        Entry e = store.get(h.fileId());
+        if (e == null || e.generation() != h.generation() || e.name().isEmpty()) {
+            throw new VfsException(VfsError.STALE, "no file for handle " + h);
+        }
+        Fd parent = walk(a, e.parent());
+        try (parent) {
+            int fd = Libc.openat(a, parent.fd(), e.name(), Libc.O_PATH | Libc.O_NOFOLLOW, 0);
+            Fd f = Fd.owned(fd);
+            Stat st = stat(a, fd);
+            if (st.ino() != h.fileId() || st.dev() != rootDev || (e.btimeNanos() != 0 && st.btime() != 0
+                    && e.btimeNanos() != st.btime())) {
+                f.close();
+                throw new VfsException(VfsError.STALE, "the file of handle " + h + " is gone");
+            }
+            return f;
+        } catch (Libc.Errno ex) {
+            throw new VfsException(VfsError.STALE, "the file of handle " + h + " is gone (errno " + ex.errno + ")");
+        }
+    }
+
+    /** Opens directory {@code ino} by walking its recorded names down from the root. */
+    private Fd walk(Arena a, long ino) throws VfsException {
+        List<String> names = new ArrayList<>();
+        long cur = ino;
+        while (cur != rootIno) {
+            Entry e = store.get(cur);
+            if (e == null || e.name().isEmpty() || names.size() > MAX_DEPTH) {
+                throw new VfsException(VfsError.STALE, "directory " + cur + " is no longer known");
+            }
+            names.add(e.name());
+            cur = e.parent();
+        }
+        Fd dir = Fd.borrowed(rootFd);
+        try {
+            for (int i = names.size() - 1; i >= 0; i--) {
+                int next = Libc.openat(a, dir.fd(), names.get(i), Libc.O_PATH | Libc.O_NOFOLLOW | Libc.O_DIRECTORY, 0);
+                dir.close();
+                dir = Fd.owned(next);
+            }
+            return dir;
+        } catch (Libc.Errno e) {
+            dir.close();
+            throw new VfsException(VfsError.STALE, "a directory on the way is gone (errno " + e.errno + ")");
+        }
+    }
+
+    private DataFd dataFd(Arena a, FileHandle h, boolean forWrite) throws VfsException {
+        Entry e = h.fileId() == rootIno ? null : store.get(h.fileId());
+        if (h.volumeId() != volumeId || e == null || e.generation() != h.generation()) {
+            if (h.fileId() == rootIno && h.volumeId() == volumeId && h.generation() == rootGeneration) {
+                throw new VfsException(VfsError.IS_DIRECTORY, "is a directory");
+            }
+            throw new VfsException(VfsError.STALE, "no file for handle " + h);
+        }
+        while (true) {
+            DataFd cached = dataFds.getIfPresent(h.fileId());
+            if (cached != null && cached.generation == h.generation() && (cached.writable || !forWrite) && cached.acquire()) {
+                return cached;
+            }
+            try (Fd f = open(a, h)) {
+                return dataFd(a, f, h.fileId(), h.generation(), forWrite);
+            }
+        }
+    }
+
+    private DataFd dataFd(Arena a, Fd pathFd, long ino, long generation, boolean forWrite) throws VfsException {
+        Stat st = stat(a, pathFd.fd());
+        if (st.type() == FileType.DIRECTORY) {
+            throw new VfsException(VfsError.IS_DIRECTORY, "is a directory");
+        }
+        if (st.type() != FileType.REGULAR) {
+            throw new VfsException(VfsError.INVALID, "not a regular file");
+        }
+        int fd;
+        boolean writable = true;
+        try {
+            fd = Libc.openat(a, Libc.AT_FDCWD, Libc.procPath(pathFd.fd()), Libc.O_RDWR, 0);
+        } catch (Libc.Errno e) {
+            if (forWrite || (e.errno != Libc.EACCES && e.errno != Libc.EROFS)) {
+                throw e.toVfs("open for " + (forWrite ? "writing" : "reading"));
+            }
+            try {
+                fd = Libc.openat(a, Libc.AT_FDCWD, Libc.procPath(pathFd.fd()), Libc.O_RDONLY, 0);
+                writable = false;
+            } catch (Libc.Errno e2) {
+                throw e2.toVfs("open for reading");
+            }
+        }
+        DataFd d = new DataFd(fd, generation, writable);
+        d.acquire();
+        dataFds.put(ino, d); // the cache's removal listener releases a replaced descriptor
+        return d;
+    }
+
+    // ---- records and attributes ----
+
+    /** Makes sure the file at (parent, name) has a record and returns its handle and attributes. */
+    private Node remember(Arena a, long parent, String name, Stat st) throws VfsException {
+        if (st.ino() == rootIno) {
+            return new Node(root(), attrs(st, null));
+        }
+        if (st.dev() != rootDev) {
+            throw new VfsException(VfsError.CROSS_DEVICE, name + " is on another filesystem");
+        }
+        Entry e;
+        synchronized (store) {
+            e = store.get(st.ino());
+            if (e == null || (e.btimeNanos() != 0 && st.btime() != 0 && e.btimeNanos() != st.btime())) {
+                e = Entry.fresh(parent, name, st.btime());
+                store.put(st.ino(), e);
+            } else if ((e.parent() != parent || !e.name().equals(name))
+                    && !(st.nlink() > 1 && stillAt(a, e, st.ino()))) {
+                e = e.at(parent, name);
+                store.put(st.ino(), e);
+            }
+        }
+        return new Node(FileHandle.of(volumeId, st.ino(), e.generation(), st.type()), attrs(st, e));
+    }
+
+    private boolean stillAt(Arena a, Entry e, long ino) {
+        if (e.name().isEmpty()) {
+            return false;
+        }
+        try (Fd p = walk(a, e.parent())) {
+            return statAt(a, p.fd(), e.name()).ino() == ino;
+        } catch (VfsException ex) {
+            return false;
+        }
+    }
+
+    private Entry entryOf(long ino) {
+        return ino == rootIno ? null : store.get(ino);
+    }
+
+    private FileHandle handleOf(long ino, FileType type) throws VfsException {
+        Entry e = store.get(ino);
+        if (e == null) {
+            throw new VfsException(VfsError.STALE, "no record of " + ino);
+        }
+        return FileHandle.of(volumeId, ino, e.generation(), type);
+    }
+
+    private FileAttributes attrs(Stat s, Entry e) {
+        int stored = e == null ? 0 : e.dos();
+        long birth = e != null && e.birthOverride() != 0 ? e.birthOverride() : s.btime() != 0 ? s.btime() : s.ctime();
+        return new FileAttributes(s.type(), s.mode(), s.nlink(), s.uid(), s.gid(), s.size(), s.blocks() * 512, s.ino(),
+                volumeId, s.rdev(), s.atime(), s.mtime(), s.ctime(), birth, DosAttributes.derive(stored, s.type(), s.mode()),
+                s.ctime() ^ (s.size() << 1));
+    }
+
+    private static Stat stat(Arena a, int fd) throws VfsException {
+        MemorySegment sx = a.allocate(Libc.STATX);
+        try {
+            Libc.statx(a, fd, "", Libc.AT_EMPTY_PATH, sx);
+        } catch (Libc.Errno e) {
+            throw e.toVfs("stat");
+        }
+        return Stat.of(sx);
+    }
+
+    private static Stat statAt(Arena a, int dirfd, String name) throws VfsException {
+        MemorySegment sx = a.allocate(Libc.STATX);
+        try {
+            Libc.statx(a, dirfd, name, Libc.AT_SYMLINK_NOFOLLOW, sx);
+        } catch (Libc.Errno e) {
+            throw e.toVfs(name);
+        }
+        return Stat.of(sx);
+    }
+
+    private static Stat directoryStat(Arena a, Fd d) throws VfsException {
+        Stat s = stat(a, d.fd());
+        if (s.type() != FileType.DIRECTORY) {
+            throw new VfsException(VfsError.NOT_DIRECTORY, "not a directory");
+        }
+        return s;
+    }
+
+    /** The name as it is on disk: exact, or a case-insensitive match on such exports; null if none. */
+    private String actualName(Arena a, Fd d, Stat ds, String name) throws VfsException {
+        try {
+            MemorySegment sx = a.allocate(Libc.STATX);
+            Libc.statx(a, d.fd(), name, Libc.AT_SYMLINK_NOFOLLOW, sx);
+            return name;
+        } catch (Libc.Errno e) {
+            if (e.errno != Libc.ENOENT) {
+                throw e.toVfs(name);
+            }
+        }
+        if (options.caseInsensitive()) {
+            for (String n : listing(d, ds).inodes().keySet()) {
+                if (n.equalsIgnoreCase(name)) {
+                    return n;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** New objects belong to the caller (and to the directory's group under setgid). */
+    private void giveToCaller(Arena a, Caller caller, Fd f, Stat dir) throws Libc.Errno {
+        if (superuser) {
+            int gid = (dir.mode() & 02000) != 0 ? dir.gid() : caller.gid();
+            Libc.fchown(a, f.fd(), caller.uid(), gid);
+        }
+    }
+
+    private void writable() throws VfsException {
+        if (options.readOnly()) {
+            throw new VfsException(VfsError.READ_ONLY, "read-only export");
+        }
+    }
+
+    /** Records in the handle store (for metrics and tests). */
+    public long handleRecords() {
+        return store.size();
+    }
+
+    static {
+        // fail at class load, with a clear message, where the calls cannot work
+        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+            throw new ExceptionInInitializerError("the local vfs backend needs Linux");
+        }
+    }
+}
