@@ -502,6 +502,18 @@ public abstract class AbstractVfsConformanceTest {
     }
 
     @Test
+    void aFilesHandleStaysValidWhenTheNameItWasCreatedUnderIsRemoved() throws Exception {
+        Node f = mkfile("original", bytes("linked data"));
+        Node d = mkdir("d");
+        fs.link(ROOT, f.handle(), d.handle(), "other");
+        fs.remove(ROOT, root(), "original"); // no lookup in between: the client only holds the handle
+        assertEquals(1, attrs(f.handle()).nlink());
+        assertArrayEquals(bytes("linked data"), readAll(f.handle()));
+        restart();
+        assertArrayEquals(bytes("linked data"), readAll(f.handle()), "and after a restart");
+    }
+
+    @Test
     void aHardLinkToADirectoryIsIsDirectory() throws Exception {
         Node d = mkdir("d");
         assertError(VfsError.IS_DIRECTORY, () -> fs.link(ROOT, d.handle(), root(), "d2"));
@@ -1170,6 +1182,34 @@ public abstract class AbstractVfsConformanceTest {
             assertEquals(0, client.leasedBytes());
             assertEquals(0, small.leasedBytes(), "every lease came back, failures included");
         }
+    }
+
+    @Test
+    void aDefaultExportNeverMapsAndAMappingHoldsExactlyTheFilesBytes() throws Exception {
+        byte[] content = random(100_000, 9);
+        Node f = mkfile("f", content);
+        assertNull(fs.map(ROOT, f.handle(), 0, 65536), "mapping is off unless the export enables it");
+        reopenWith(new ExportOptions(false, false, 8192));
+        Node g = mkfile("g", content);
+        assertNull(fs.map(ROOT, g.handle(), 0, 4096), "a region below the threshold is read, not mapped");
+        IoMemory m = fs.map(ROOT, g.handle(), 12_345, 65_536);
+        if (m != null) { // a backend without files to map may always decline
+            try {
+                assertEquals(IoMemory.Kind.MAPPED, m.kind());
+                assertArrayEquals(Arrays.copyOfRange(content, 12_345, 12_345 + 65_536), m.segment().toArray(JAVA_BYTE));
+            } finally {
+                m.release();
+            }
+            IoMemory tail = fs.map(ROOT, g.handle(), 90_000, 65_536);
+            try {
+                assertEquals(10_000, tail.length(), "a mapping is clipped at the end of the file");
+                assertArrayEquals(Arrays.copyOfRange(content, 90_000, 100_000), tail.segment().toArray(JAVA_BYTE));
+            } finally {
+                tail.release();
+            }
+        }
+        Node d = mkdir("d");
+        assertErrorIn(EnumSet.of(VfsError.IS_DIRECTORY, VfsError.INVALID), () -> fs.map(ROOT, d.handle(), 0, 65_536));
     }
 
     // ------------------------------------------------------------------ xattrs

@@ -2,6 +2,8 @@ package io.rdmagate.vfs.local;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmagate.vfs.AbstractVfsConformanceTest;
@@ -14,6 +16,7 @@ import io.rdmagate.vfs.Stability;
 import io.rdmagate.vfs.VfsError;
 import io.rdmagate.vfs.VirtualFileSystem;
 import io.rdmagate.vfs.XattrMode;
+import io.rdmagate.vfs.memory.IoMemory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.IdentityHashMap;
@@ -92,6 +95,27 @@ class LocalConformanceTest extends AbstractVfsConformanceTest {
                 fs.resolve(ROOT, root(), "host-dir/sub", true).attributes().type());
         Files.writeString(exportDir().resolve("from-host.txt"), "changed on the host");
         assertArrayEquals(bytes("changed on the host"), readAll(f.handle()), "the same handle sees the new data");
+    }
+
+    @Test
+    void anExportWithAThresholdMapsLargeReadsAndChecksPermission() throws Exception {
+        reopenWith(new ExportOptions(false, false, 4096));
+        fs.setattr(ROOT, root(), mode(0755));
+        Node f = mkfile(ROOT, root(), "big", 0600);
+        byte[] content = new byte[1 << 20];
+        new java.util.Random(1).nextBytes(content);
+        write(f.handle(), 0, content);
+        IoMemory m = fs.map(ROOT, f.handle(), 4096, 512 * 1024);
+        try {
+            assertNotNull(m, "the local backend maps large reads: that is its zero-copy path");
+            assertEquals(IoMemory.Kind.MAPPED, m.kind());
+            assertArrayEquals(java.util.Arrays.copyOfRange(content, 4096, 4096 + 512 * 1024),
+                    m.segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        } finally {
+            m.release();
+        }
+        assertError(VfsError.ACCESS, () -> fs.map(ALICE, f.handle(), 0, 65536));
+        assertNull(fs.map(ROOT, f.handle(), 1 << 20, 65536), "nothing to map at the end of the file");
     }
 
     @Test

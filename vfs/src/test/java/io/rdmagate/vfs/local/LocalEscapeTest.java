@@ -194,6 +194,35 @@ class LocalEscapeTest {
     }
 
     @Test
+    void aFileTheGatewayHasReadAndWrittenThenDeletedOnTheHostIsStale() throws Exception {
+        Node f = vfs.create(ROOT, vfs.root(), "busy", CreateMode.GUARDED, SetAttributes.create().mode(0644), 0);
+        write(f.handle(), "served before");
+        assertEquals("served before", read(f.handle())); // the gateway now has the file open
+        Files.delete(root.resolve("busy"));
+        assertError(VfsError.STALE, () -> vfs.getattr(f.handle()));
+        assertError(VfsError.STALE, () -> read(f.handle()));
+        assertError(VfsError.STALE, () -> write(f.handle(), "lost?"));
+    }
+
+    @Test
+    void aFileTheGatewayHasOpenThenReplacedOnTheHostServesTheNewFileOnly() throws Exception {
+        Node f = vfs.create(ROOT, vfs.root(), "f", CreateMode.GUARDED, SetAttributes.create().mode(0644), 0);
+        write(f.handle(), "old content");
+        assertEquals("old content", read(f.handle()));
+        Files.delete(root.resolve("f"));
+        Files.writeString(root.resolve("f"), "new content");
+        assertError(VfsError.STALE, () -> read(f.handle()));
+        assertEquals("new content", read(vfs.lookup(ROOT, vfs.root(), "f").handle()));
+    }
+
+    private void write(FileHandle h, String text) throws VfsException {
+        try (Arena arena = Arena.ofConfined()) {
+            IoMemory data = IoMemory.lend(arena.allocateFrom(JAVA_BYTE, text.getBytes(StandardCharsets.UTF_8)));
+            vfs.write(ROOT, h, 0, data, Stability.UNSTABLE);
+        }
+    }
+
+    @Test
     void aFileReplacedOnTheHostIsANewFileAndTheOldHandleIsStale() throws Exception {
         Node f = vfs.create(ROOT, vfs.root(), "f", CreateMode.GUARDED, SetAttributes.create().mode(0644), 0);
         Files.delete(root.resolve("f"));
