@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 
@@ -76,11 +78,14 @@ final class HandleStore implements AutoCloseable {
     private final MVStore store;
     private final MVMap<Long, byte[]> files;
     private final MVMap<String, Long> meta;
+    /** Other names of hard-linked files, as "parent/name" strings per inode, NUL-separated. */
+    private final MVMap<Long, String> aliases;
 
     private HandleStore(MVStore store) {
         this.store = store;
         this.files = store.openMap("files");
         this.meta = store.openMap("meta");
+        this.aliases = store.openMap("aliases");
     }
 
     static HandleStore open(Path stateDir) throws IOException {
@@ -151,9 +156,59 @@ final class HandleStore implements AutoCloseable {
     }
 
     synchronized void remove(long ino) {
-        if (files.remove(ino) != null) {
+        boolean changed = files.remove(ino) != null;
+        changed |= aliases.remove(ino) != null;
+        if (changed) {
             store.commit();
         }
+    }
+
+    /** A further name of a hard-linked file, to fall back on when its recorded name goes away. */
+    synchronized void addAlias(long ino, long parent, String name) {
+        List<Alias> list = aliases(ino);
+        Alias a = new Alias(parent, name);
+        if (!list.contains(a)) {
+            list.add(a);
+            putAliases(ino, list);
+        }
+    }
+
+    synchronized void removeAlias(long ino, long parent, String name) {
+        List<Alias> list = aliases(ino);
+        if (list.remove(new Alias(parent, name))) {
+            putAliases(ino, list);
+        }
+    }
+
+    synchronized List<Alias> aliases(long ino) {
+        String raw = aliases.get(ino);
+        List<Alias> out = new ArrayList<>();
+        if (raw != null && !raw.isEmpty()) {
+            for (String item : raw.split("\0")) {
+                int slash = item.indexOf('/');
+                out.add(new Alias(Long.parseLong(item.substring(0, slash)), item.substring(slash + 1)));
+            }
+        }
+        return out;
+    }
+
+    private void putAliases(long ino, List<Alias> list) {
+        if (list.isEmpty()) {
+            aliases.remove(ino);
+        } else {
+            StringBuilder b = new StringBuilder();
+            for (Alias a : list) {
+                if (!b.isEmpty()) {
+                    b.append('\0');
+                }
+                b.append(a.parent()).append('/').append(a.name());
+            }
+            aliases.put(ino, b.toString());
+        }
+        store.commit();
+    }
+
+    record Alias(long parent, String name) {
     }
 
     static long newGeneration() {

@@ -362,6 +362,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
             } catch (Libc.Errno e) {
                 throw e.toVfs("link " + name);
             }
+            store.addAlias(fs.ino(), ds.ino(), name);
             invalidateListing(ds.ino());
             return new Node(file, attrs(stat(a, f.fd()), entryOf(fs.ino())));
         }
@@ -401,21 +402,57 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 throw e.toVfs((directory ? "rmdir " : "remove ") + name);
             }
             invalidateListing(ds.ino());
-            forgetIfGone(victim, ds.ino(), actual);
+            forgetIfGone(a, victim, ds.ino(), actual);
         }
     }
 
-    /** After an entry disappeared: drop the record if that was the file's last name. */
-    private void forgetIfGone(Stat victim, long parent, String name) {
+    /**
+     * After an entry disappeared: drop the record if that was the file's last name; else, if it was
+     * the recorded name, move the record to another known name of the file.
+     */
+    private void forgetIfGone(Arena a, Stat victim, long parent, String name) {
         if (victim.type() == FileType.DIRECTORY || victim.nlink() <= 1) {
             store.remove(victim.ino());
             locks.forget(victim.ino());
             dataFds.invalidate(victim.ino());
             listings.invalidate(victim.ino());
-        } else {
-            // another name still links the file; the record learns it at the next lookup
-            store.update(victim.ino(), e -> e.parent() == parent && e.name().equals(name) ? e.at(0, "") : e);
+            return;
         }
+        store.removeAlias(victim.ino(), parent, name);
+        Entry e = store.get(victim.ino());
+        if (e == null || e.parent() != parent || !e.name().equals(name)) {
+            return;
+        }
+        HandleStore.Alias next = null;
+        for (HandleStore.Alias alias : store.aliases(victim.ino())) {
+            if (stillAt(a, alias.parent(), alias.name(), victim.ino())) {
+                next = alias;
+                break;
+            }
+        }
+        if (next == null) {
+            next = sibling(a, parent, victim.ino());
+        }
+        HandleStore.Alias to = next;
+        // with no other name known, the record waits for a lookup under one
+        store.update(victim.ino(), cur -> to == null ? cur.at(0, "") : cur.at(to.parent(), to.name()));
+        if (to != null) {
+            store.removeAlias(victim.ino(), to.parent(), to.name());
+        }
+    }
+
+    /** Another name of inode {@code ino} in directory {@code dir}, if there is one. */
+    private HandleStore.Alias sibling(Arena a, long dir, long ino) {
+        try (Fd d = walk(a, dir)) {
+            for (Map.Entry<String, Long> en : DirectoryReader.read(d.fd()).entrySet()) {
+                if (en.getValue() == ino) {
+                    return new HandleStore.Alias(dir, en.getKey());
+                }
+            }
+        } catch (VfsException | Libc.Errno e) {
+            return null;
+        }
+        return null;
     }
 
     @Override
@@ -461,7 +498,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
             invalidateListing(fs.ino());
             invalidateListing(ts.ino());
             if (target != null) {
-                forgetIfGone(target, ts.ino(), to);
+                forgetIfGone(a, target, ts.ino(), to);
             }
             String newName = to == null ? toName : to;
             if (store.update(moving.ino(), e -> e.at(ts.ino(), newName)) == null) {
@@ -649,7 +686,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
         try (Arena a = Arena.ofConfined()) {
             DataFd data = dataFd(a, file, false);
             try {
-                Stat st = stat(a, data.fd);
+                Stat st = liveStat(a, data, file);
                 Permissions.require(caller, attrs(st, null), Permissions.R, "read");
                 IoMemory m = memory.lease(Math.max(length, 1));
                 try {
@@ -677,7 +714,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
         try (Arena a = Arena.ofConfined()) {
             DataFd data = dataFd(a, file, false);
             try {
-                Stat st = stat(a, data.fd);
+                Stat st = liveStat(a, data, file);
                 Permissions.require(caller, attrs(st, null), Permissions.R, "read");
                 long len = Math.min(length, st.size() - offset);
                 if (len <= 0) {
@@ -707,7 +744,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
         try (Arena a = Arena.ofConfined()) {
             DataFd data = dataFd(a, file, true);
             try {
-                Stat st = stat(a, data.fd);
+                Stat st = liveStat(a, data, file);
                 if (caller.uid() != st.uid()) {
                     Permissions.require(caller, attrs(st, null), Permissions.W, "write");
                 }
@@ -907,6 +944,20 @@ public final class LocalFileSystem implements VirtualFileSystem {
         }
     }
 
+    /**
+     * The attributes of an open file that still has a name. A file deleted behind the gateway's back
+     * keeps its open descriptor alive; its handle is stale all the same, and writes must not vanish
+     * into it.
+     */
+    private Stat liveStat(Arena a, DataFd data, FileHandle h) throws VfsException {
+        Stat st = stat(a, data.fd);
+        if (st.nlink() == 0) {
+            dataFds.asMap().remove(h.fileId(), data);
+            throw new VfsException(VfsError.STALE, "the file of handle " + h + " was deleted");
+        }
+        return st;
+    }
+
     private DataFd dataFd(Arena a, FileHandle h, boolean forWrite) throws VfsException {
         Entry e = h.fileId() == rootIno ? null : store.get(h.fileId());
         if (h.volumeId() != volumeId || e == null || e.generation() != h.generation()) {
@@ -971,21 +1022,24 @@ public final class LocalFileSystem implements VirtualFileSystem {
             if (e == null || (e.btimeNanos() != 0 && st.btime() != 0 && e.btimeNanos() != st.btime())) {
                 e = Entry.fresh(parent, name, st.btime());
                 store.put(st.ino(), e);
-            } else if ((e.parent() != parent || !e.name().equals(name))
-                    && !(st.nlink() > 1 && stillAt(a, e, st.ino()))) {
-                e = e.at(parent, name);
-                store.put(st.ino(), e);
+            } else if (e.parent() != parent || !e.name().equals(name)) {
+                if (st.nlink() > 1 && stillAt(a, e.parent(), e.name(), st.ino())) {
+                    store.addAlias(st.ino(), parent, name);
+                } else {
+                    e = e.at(parent, name);
+                    store.put(st.ino(), e);
+                }
             }
         }
         return new Node(FileHandle.of(volumeId, st.ino(), e.generation(), st.type()), attrs(st, e));
     }
 
-    private boolean stillAt(Arena a, Entry e, long ino) {
-        if (e.name().isEmpty()) {
+    private boolean stillAt(Arena a, long parent, String name, long ino) {
+        if (name.isEmpty()) {
             return false;
         }
-        try (Fd p = walk(a, e.parent())) {
-            return statAt(a, p.fd(), e.name()).ino() == ino;
+        try (Fd p = walk(a, parent)) {
+            return statAt(a, p.fd(), name).ino() == ino;
         } catch (VfsException ex) {
             return false;
         }
