@@ -14,8 +14,15 @@ public interface ConnectionRequest {
 
     int requestedOrd();
 
-    /** Accepts with the given queue pair configuration and private data (at most the device limit). */
-    QueuePair accept(QpConfig config, byte[] privateData) throws RdmaException;
+    /**
+     * Accepts with the given queue pair configuration and private data (at most the device limit);
+     * {@code setup} runs on the new queue pair before the peer learns of the accept.
+     */
+    QueuePair accept(QpConfig config, byte[] privateData, QueuePairSetup setup) throws RdmaException;
+
+    default QueuePair accept(QpConfig config, byte[] privateData) throws RdmaException {
+        return accept(config, privateData, QueuePairSetup.NONE);
+    }
 
     void reject(byte[] privateData);
 }

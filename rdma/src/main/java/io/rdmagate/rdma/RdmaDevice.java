@@ -17,10 +17,19 @@ public interface RdmaDevice extends AutoCloseable {
     RdmaListener listen(InetSocketAddress address, ConnectionRequestHandler handler) throws RdmaException;
 
     /**
-     * Connects; completes with the established queue pair, or exceptionally with
+     * Connects; {@code setup} runs on the queue pair before data can arrive (post receives there);
+     * completes with the established queue pair, or exceptionally with
      * {@link ConnectionRejectedException} (carrying the peer's private data) or another failure.
      */
-    CompletableFuture<QueuePair> connect(InetSocketAddress remote, QpConfig config, byte[] privateData);
+    CompletableFuture<QueuePair> connect(InetSocketAddress remote, QpConfig config, byte[] privateData,
+            QueuePairSetup setup);
+
+    /**
+     * Connects with no setup: only for users that do not expect the peer to send first.
+     */
+    default CompletableFuture<QueuePair> connect(InetSocketAddress remote, QpConfig config, byte[] privateData) {
+        return connect(remote, config, privateData, QueuePairSetup.NONE);
+    }
 
     @Override
     void close();

@@ -10,6 +10,7 @@ import io.rdmagate.rdma.MemoryRegion;
 import io.rdmagate.rdma.ProtectionDomain;
 import io.rdmagate.rdma.QpConfig;
 import io.rdmagate.rdma.QueuePair;
+import io.rdmagate.rdma.QueuePairSetup;
 import io.rdmagate.rdma.RdmaDevice;
 import io.rdmagate.rdma.RdmaException;
 import io.rdmagate.rdma.RdmaListener;
@@ -75,7 +76,8 @@ public final class LoopbackDevice implements RdmaDevice {
     }
 
     @Override
-    public CompletableFuture<QueuePair> connect(InetSocketAddress remote, QpConfig config, byte[] privateData) {
+    public CompletableFuture<QueuePair> connect(InetSocketAddress remote, QpConfig config, byte[] privateData,
+            QueuePairSetup setup) {
         CompletableFuture<QueuePair> f = new CompletableFuture<>();
         try {
             LoopbackQueuePair.checkConfig(this, config);
@@ -94,7 +96,7 @@ public final class LoopbackDevice implements RdmaDevice {
             return f;
         }
         LoopbackQueuePair mine = new LoopbackQueuePair(this, config, fabric.ephemeral(remote), remote, privateData);
-        Thread.ofVirtual().name("loopback-connect").start(() -> l.offer(mine, f));
+        Thread.ofVirtual().name("loopback-connect").start(() -> l.offer(mine, setup, f));
         return f;
     }
 

@@ -5,6 +5,7 @@ import io.rdmagate.rdma.ConnectionRequest;
 import io.rdmagate.rdma.ConnectionRequestHandler;
 import io.rdmagate.rdma.QpConfig;
 import io.rdmagate.rdma.QueuePair;
+import io.rdmagate.rdma.QueuePairSetup;
 import io.rdmagate.rdma.RdmaException;
 import io.rdmagate.rdma.RdmaListener;
 import java.net.InetSocketAddress;
@@ -40,7 +41,7 @@ final class LoopbackListener implements RdmaListener {
         fabric.unbind(address, this);
     }
 
-    void offer(LoopbackQueuePair client, CompletableFuture<QueuePair> result) {
+    void offer(LoopbackQueuePair client, QueuePairSetup clientSetup, CompletableFuture<QueuePair> result) {
         if (closed) {
             result.completeExceptionally(new ConnectionRejectedException("listener closed", new byte[0]));
             return;
@@ -73,7 +74,7 @@ final class LoopbackListener implements RdmaListener {
             }
 
             @Override
-            public QueuePair accept(QpConfig config, byte[] privateData) throws RdmaException {
+            public QueuePair accept(QpConfig config, byte[] privateData, QueuePairSetup setup) throws RdmaException {
                 if (!answered.compareAndSet(false, true)) {
                     throw new RdmaException("connection request already answered");
                 }
@@ -84,6 +85,13 @@ final class LoopbackListener implements RdmaListener {
                             + device.limits().maxPrivateDataBytes());
                 }
                 LoopbackQueuePair server = new LoopbackQueuePair(device, config, address, client.localAddress(), privateData);
+                setup.setup(server);
+                try {
+                    clientSetup.setup(client);
+                } catch (RdmaException e) {
+                    result.completeExceptionally(e);
+                    throw new RdmaException("the connecting side failed its setup: " + e.getMessage(), e);
+                }
                 LoopbackQueuePair.join(client, server);
                 result.complete(client);
                 client.established();

@@ -1,0 +1,205 @@
+package io.rdmagate.rdma.softiwarp;
+
+import io.rdmagate.rdma.Access;
+import io.rdmagate.rdma.CompletionHandler;
+import io.rdmagate.rdma.CompletionQueue;
+import io.rdmagate.rdma.ConnectionRejectedException;
+import io.rdmagate.rdma.ConnectionRequestHandler;
+import io.rdmagate.rdma.DeviceLimits;
+import io.rdmagate.rdma.MemoryRegion;
+import io.rdmagate.rdma.ProtectionDomain;
+import io.rdmagate.rdma.QpConfig;
+import io.rdmagate.rdma.QueuePair;
+import io.rdmagate.rdma.QueuePairSetup;
+import io.rdmagate.rdma.RdmaDevice;
+import io.rdmagate.rdma.RdmaException;
+import io.rdmagate.rdma.RdmaListener;
+import io.rdmagate.rdma.spi.RegionTable;
+import io.rdmagate.rdma.spi.SerialCompletionQueue;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A software iWARP device: RDMAP over DDP over MPA over TCP, wire-compatible with Linux siw
+ * (MPA revision 2 with enhanced connection setup, no markers; CRC32c when the peer asks).
+ * No kernel module and no NIC: any TCP socket will do.
+ */
+public final class SoftIwarpDevice implements RdmaDevice {
+    /** Limits of this provider; private data as rdma_cm accepts it. */
+    public static final DeviceLimits LIMITS = new DeviceLimits(4096, 4096, 16, 32, 32, 1L << 31, 196);
+
+    private final String name;
+    private final Options options;
+    private final RegionTable regions = new RegionTable();
+    private final LongAdder violations = new LongAdder();
+
+    /**
+     * @param maxFpduPayload largest DDP payload per FPDU (siw sizes FPDUs to the TCP MSS; larger
+     *                       ones are legal and cheaper on loopback)
+     * @param requireCrc     ask peers for CRC32c (siw's default is no CRC)
+     * @param handshakeTimeout bound of the MPA exchange
+     */
+    public record Options(int maxFpduPayload, boolean requireCrc, Duration handshakeTimeout) {
+        public static final Options DEFAULT = new Options(65504, false, Duration.ofSeconds(10));
+
+        public Options {
+            if (maxFpduPayload < 512 || maxFpduPayload > 65535 - Rdmap.UNTAGGED_HEADER - 2) {
+                throw new IllegalArgumentException("FPDU payload " + maxFpduPayload + " outside [512, 65515]");
+            }
+        }
+    }
+
+    public SoftIwarpDevice(String name, Options options) {
+        this.name = name;
+        this.options = options;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DeviceLimits limits() {
+        return LIMITS;
+    }
+
+    int maxFpduPayload() {
+        return options.maxFpduPayload();
+    }
+
+    Options options() {
+        return options;
+    }
+
+    RegionTable regions() {
+        return regions;
+    }
+
+    void countViolation() {
+        violations.increment();
+    }
+
+    /** Tagged accesses refused (bad STag, rights, bounds), all connections together. */
+    public long accessViolations() {
+        return violations.sum();
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain() {
+        return new ProtectionDomain() {
+            @Override
+            public MemoryRegion register(MemorySegment segment, Set<Access> access) throws RdmaException {
+                return regions.register(this, segment, access);
+            }
+
+            @Override
+            public void close() {
+                regions.closeAll(this);
+            }
+        };
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int capacity, CompletionHandler handler) {
+        return new SerialCompletionQueue(capacity, handler);
+    }
+
+    @Override
+    public RdmaListener listen(InetSocketAddress address, ConnectionRequestHandler handler) throws RdmaException {
+        try {
+            return SoftIwarpListener.open(this, address, handler);
+        } catch (IOException e) {
+            throw new RdmaException("cannot listen on " + address + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<QueuePair> connect(InetSocketAddress remote, QpConfig config, byte[] privateData,
+            QueuePairSetup setup) {
+        CompletableFuture<QueuePair> result = new CompletableFuture<>();
+        try {
+            checkConfig(config, privateData);
+        } catch (RdmaException e) {
+            result.completeExceptionally(e);
+            return result;
+        }
+        Thread.ofVirtual().name("siw-connect").start(() -> {
+            SocketChannel ch = null;
+            try {
+                ch = SocketChannel.open();
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                Deadline d = Deadline.arm(ch, options.handshakeTimeout());
+                ch.connect(remote);
+                MpaHandshake.write(ch, MpaFrame.encode(true, options.requireCrc(), false, true, privateData, config.ird(),
+                        config.ord(), false, 0));
+                MpaFrame reply = MpaHandshake.read(ch, false);
+                d.disarm();
+                if (reply == null) {
+                    throw new RdmaException("malformed MPA reply from " + remote);
+                }
+                if (reply.reject()) {
+                    ch.close();
+                    result.completeExceptionally(new ConnectionRejectedException("rejected by " + remote, reply.privateData()));
+                    return;
+                }
+                if (reply.markers()) {
+                    throw new RdmaException("peer " + remote + " insists on MPA markers, which this provider does not use");
+                }
+                // RFC 6581 §5: our reads are bounded by the responder's IRD
+                int ord = reply.enhanced() ? Math.min(config.ord(), reply.ird()) : config.ord();
+                SoftIwarpQueuePair qp = new SoftIwarpQueuePair(this, config, ch, reply.crc() || options.requireCrc(),
+                        reply.privateData(), config.ird(), ord, false);
+                setup.setup(qp);
+                qp.start();
+                result.complete(qp);
+            } catch (IOException | RdmaException e) {
+                closeQuietly(ch);
+                result.completeExceptionally(e instanceof RdmaException ? e
+                        : new RdmaException("connect to " + remote + " failed: " + e.getMessage(), e));
+            }
+        });
+        return result;
+    }
+
+    void checkConfig(QpConfig c, byte[] privateData) throws RdmaException {
+        if (c.maxSendWr() <= 0 || c.maxSendWr() > LIMITS.maxSendWr() || c.maxRecvWr() <= 0
+                || c.maxRecvWr() > LIMITS.maxRecvWr()) {
+            throw new RdmaException("work request limits out of range for " + name);
+        }
+        if (c.maxSge() <= 0 || c.maxSge() > LIMITS.maxSge()) {
+            throw new RdmaException("SGE limit " + c.maxSge() + " out of range (device: " + LIMITS.maxSge() + ")");
+        }
+        if (c.ird() < 0 || c.ird() > LIMITS.maxInboundReads() || c.ord() < 0 || c.ord() > LIMITS.maxOutboundReads()) {
+            throw new RdmaException("IRD/ORD out of range for " + name);
+        }
+        if (!(c.sendCq() instanceof SerialCompletionQueue) || !(c.recvCq() instanceof SerialCompletionQueue)) {
+            throw new RdmaException("completion queues of another device");
+        }
+        if (privateData.length > LIMITS.maxPrivateDataBytes()) {
+            throw new RdmaException("private data of " + privateData.length + " bytes; the limit is "
+                    + LIMITS.maxPrivateDataBytes());
+        }
+    }
+
+    static void closeQuietly(SocketChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // already closed
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+    }
+}
