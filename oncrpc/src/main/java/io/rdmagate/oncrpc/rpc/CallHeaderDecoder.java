@@ -1,0 +1,109 @@
+package io.rdmagate.oncrpc.rpc;
+
+import io.netty.buffer.ByteBuf;
+import io.rdmagate.oncrpc.xdr.XdrDecoder;
+import io.rdmagate.oncrpc.xdr.XdrException;
+
+/**
+ * Decodes an RFC 5531 §9 call header from the start of a record and leaves the buffer's reader
+ * index on the procedure's arguments.
+ *
+ * <p>Accepts: msg_type CALL, rpcvers 2, opaque_auth bodies of at most 400 bytes (§8.2),
+ * credentials AUTH_NONE (empty body) and AUTH_SYS (Appendix A: machinename ≤ 255 bytes, ≤ 16
+ * gids, the body consumed exactly), a verifier AUTH_NONE with an empty body.
+ * <br>Refuses: a truncated header before the credential ({@link XdrException}: GARBAGE_ARGS);
+ * rpcvers ≠ 2 (RPC_MISMATCH); a credential or verifier body over 400 bytes, truncated, or an
+ * AUTH_SYS body that is malformed or has bytes left over (AUTH_BADCRED); AUTH_SHORT and flavors
+ * not implemented here, RPCSEC_GSS and AUTH_DH included (AUTH_REJECTEDCRED); a verifier that is
+ * not an empty AUTH_NONE (AUTH_BADVERF). The caller has already checked xid and msg_type.
+ */
+public final class CallHeaderDecoder {
+    private final XdrDecoder xdr = new XdrDecoder();
+
+    /** Decodes the header of {@code record}; not thread-safe (one per thread or per call). */
+    public CallHeader decode(ByteBuf record) throws XdrException, RpcRejectedException {
+        XdrDecoder x = xdr.wrap(record);
+        int xid = x.readInt();
+        int msgType = x.readInt();
+        if (msgType != Rpc.CALL) {
+            throw new XdrException("msg_type " + msgType + " is not CALL");
+        }
+        long rpcvers = x.readUnsignedInt();
+        if (rpcvers != Rpc.VERSION) {
+            throw RpcRejectedException.rpcMismatch(rpcvers); // §9: reply RPC_MISMATCH low=high=2
+        }
+        int prog = x.readInt();
+        int vers = x.readInt();
+        int proc = x.readInt();
+        Credentials cred = readCredential(x);
+        int verfFlavor = readVerifier(x);
+        return new CallHeader(xid, prog, vers, proc, cred, verfFlavor);
+    }
+
+    private static Credentials readCredential(XdrDecoder x) throws XdrException, RpcRejectedException {
+        int flavor = x.readInt();
+        int len;
+        try {
+            len = x.readLength(Rpc.MAX_AUTH_BYTES);
+            if (x.remaining() < len) {
+                throw new XdrException("credential body runs past the record");
+            }
+        } catch (XdrException e) {
+            throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, e.getMessage());
+        }
+        switch (flavor) {
+            case AuthFlavor.AUTH_NONE -> {
+                if (len != 0) {
+                    throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "AUTH_NONE with a body");
+                }
+                return Credentials.NONE;
+            }
+            case AuthFlavor.AUTH_SYS -> {
+                return readAuthSys(x, len);
+            }
+            default -> throw RpcRejectedException.authError(AuthStat.AUTH_REJECTEDCRED, "auth flavor " + flavor);
+        }
+    }
+
+    /** RFC 5531 Appendix A authsys_parms, inside a body of {@code len} bytes. */
+    private static AuthSys readAuthSys(XdrDecoder x, int len) throws RpcRejectedException {
+        int end = x.buffer().readerIndex() + len;
+        int savedWriter = x.buffer().writerIndex();
+        x.buffer().writerIndex(end); // the body's own fields may not read past the body
+        try {
+            int stamp = x.readInt();
+            String machine = x.readString(AuthSys.MAX_MACHINE_NAME);
+            int uid = x.readInt();
+            int gid = x.readInt();
+            int n = x.readLength(AuthSys.MAX_GIDS);
+            int[] gids = new int[n];
+            for (int i = 0; i < n; i++) {
+                gids[i] = x.readInt();
+            }
+            if (x.hasRemaining()) {
+                throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "AUTH_SYS body has " + x.remaining()
+                        + " bytes left over");
+            }
+            return new AuthSys(stamp, machine, uid, gid, gids);
+        } catch (XdrException e) {
+            throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "AUTH_SYS: " + e.getMessage());
+        } finally {
+            x.buffer().writerIndex(savedWriter);
+            x.buffer().readerIndex(end);
+        }
+    }
+
+    private static int readVerifier(XdrDecoder x) throws RpcRejectedException {
+        try {
+            int flavor = x.readInt();
+            int len = x.readLength(Rpc.MAX_AUTH_BYTES);
+            if (flavor != AuthFlavor.AUTH_NONE || len != 0) {
+                throw RpcRejectedException.authError(AuthStat.AUTH_BADVERF, "verifier flavor " + flavor + " of " + len
+                        + " bytes");
+            }
+            return flavor;
+        } catch (XdrException e) {
+            throw RpcRejectedException.authError(AuthStat.AUTH_BADVERF, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.rdmagate.oncrpc.rpc;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Writes RFC 5531 §9 reply headers. Accepted replies carry an AUTH_NONE verifier (the server
+ * verifier of AUTH_NONE and AUTH_SYS calls, §10.1 and Appendix A).
+ */
+public final class ReplyHeaders {
+    private ReplyHeaders() {
+    }
+
+    /** MSG_ACCEPTED with {@code acceptStat}; SUCCESS results follow it. */
+    public static ByteBuf accepted(ByteBuf out, int xid, int acceptStat) {
+        out.writeInt(xid);
+        out.writeInt(Rpc.REPLY);
+        out.writeInt(Rpc.MSG_ACCEPTED);
+        out.writeInt(AuthFlavor.AUTH_NONE);
+        out.writeInt(0);
+        out.writeInt(acceptStat);
+        return out;
+    }
+
+    /** MSG_ACCEPTED PROG_MISMATCH with the lowest and highest version supported. */
+    public static ByteBuf progMismatch(ByteBuf out, int xid, int low, int high) {
+        accepted(out, xid, Rpc.PROG_MISMATCH);
+        out.writeInt(low);
+        out.writeInt(high);
+        return out;
+    }
+
+    /** MSG_DENIED RPC_MISMATCH; this server speaks RPC version 2 only. */
+    public static ByteBuf rpcMismatch(ByteBuf out, int xid) {
+        out.writeInt(xid);
+        out.writeInt(Rpc.REPLY);
+        out.writeInt(Rpc.MSG_DENIED);
+        out.writeInt(Rpc.RPC_MISMATCH);
+        out.writeInt(Rpc.VERSION);
+        out.writeInt(Rpc.VERSION);
+        return out;
+    }
+
+    /** MSG_DENIED AUTH_ERROR. */
+    public static ByteBuf authError(ByteBuf out, int xid, int authStat) {
+        out.writeInt(xid);
+        out.writeInt(Rpc.REPLY);
+        out.writeInt(Rpc.MSG_DENIED);
+        out.writeInt(Rpc.AUTH_ERROR);
+        out.writeInt(authStat);
+        return out;
+    }
+}

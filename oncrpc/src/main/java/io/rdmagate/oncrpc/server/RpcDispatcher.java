@@ -1,0 +1,148 @@
+package io.rdmagate.oncrpc.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.rdmagate.oncrpc.rpc.CallHeader;
+import io.rdmagate.oncrpc.rpc.CallHeaderDecoder;
+import io.rdmagate.oncrpc.rpc.ReplyHeaders;
+import io.rdmagate.oncrpc.rpc.Rpc;
+import io.rdmagate.oncrpc.rpc.RpcRejectedException;
+import io.rdmagate.oncrpc.xdr.XdrException;
+import io.rdmagate.oncrpc.xdr.XdrMessage;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns one record into one reply (or none), whatever the transport.
+ *
+ * <p>Operation: a record too short for xid and msg_type, or that is not a CALL, is dropped
+ * (RFC 5531 §9: a server has no reply to send). The header is decoded (GARBAGE_ARGS when it is
+ * truncated, MSG_DENIED for RPC_MISMATCH and auth errors), the program looked up (PROG_UNAVAIL,
+ * PROG_MISMATCH with its version range), the duplicate request cache consulted for a
+ * non-idempotent procedure (a retransmission is dropped while the original runs, or answered
+ * with the cached bytes), then the program runs. Its exceptions become GARBAGE_ARGS, its typed
+ * accept_stat, MSG_DENIED, or SYSTEM_ERR (logged); nothing escapes, so the connection keeps
+ * working. Thread-safe; called on virtual threads.
+ */
+public final class RpcDispatcher {
+    private static final Logger LOG = LoggerFactory.getLogger(RpcDispatcher.class);
+
+    private final Map<Integer, RpcProgram> programs = new ConcurrentHashMap<>();
+    private final DuplicateRequestCache drc;
+    private final ByteBufAllocator alloc;
+
+    /** @param drc null to run without a duplicate request cache */
+    public RpcDispatcher(DuplicateRequestCache drc, ByteBufAllocator alloc) {
+        this.drc = drc;
+        this.alloc = alloc;
+    }
+
+    public RpcDispatcher register(RpcProgram program) {
+        if (programs.putIfAbsent(program.program(), program) != null) {
+            throw new IllegalArgumentException("program " + program.program() + " is registered already");
+        }
+        return this;
+    }
+
+    public Map<Integer, RpcProgram> programs() {
+        return Map.copyOf(programs);
+    }
+
+    public DuplicateRequestCache drc() {
+        return drc;
+    }
+
+    /**
+     * The reply to {@code record}, or null for none. The record stays the caller's (it releases it
+     * after this returns); its reader index moves.
+     */
+    public XdrMessage dispatch(ByteBuf record, Connection connection) {
+        int at = record.readerIndex();
+        if (record.readableBytes() < 8 || record.getInt(at + 4) != Rpc.CALL) {
+            return null;
+        }
+        int xid = record.getInt(at);
+        CallHeader h;
+        try {
+            h = new CallHeaderDecoder().decode(record);
+        } catch (XdrException e) {
+            LOG.debug("{}: garbage call header from {}: {}", connection.transport(), connection.peer(), e.getMessage());
+            return accepted(xid, Rpc.GARBAGE_ARGS);
+        } catch (RpcRejectedException e) {
+            LOG.debug("{}: call from {} denied: {}", connection.transport(), connection.peer(), e.getMessage());
+            return denied(xid, e);
+        }
+        RpcProgram p = programs.get(h.program());
+        if (p == null) {
+            return accepted(xid, Rpc.PROG_UNAVAIL);
+        }
+        if (h.version() < p.lowVersion() || h.version() > p.highVersion()) {
+            return message(ReplyHeaders.progMismatch(alloc.buffer(32), xid, p.lowVersion(), p.highVersion()));
+        }
+        if (drc == null || !p.isNonIdempotent(h.version(), h.procedure())) {
+            return run(p, h, record, connection);
+        }
+        DuplicateRequestCache.Key key = drc.key(connection.peer(), xid, h.program(), h.version(), h.procedure(), record);
+        DuplicateRequestCache.Lookup hit = drc.begin(key);
+        switch (hit.state()) {
+            case IN_PROGRESS -> {
+                return null;
+            }
+            case DONE -> {
+                return new XdrMessage(Unpooled.wrappedBuffer(hit.reply()), null, -1, Unpooled.EMPTY_BUFFER);
+            }
+            default -> {
+                XdrMessage reply = null;
+                try {
+                    reply = run(p, h, record, connection);
+                    return reply;
+                } finally {
+                    drc.complete(key, reply);
+                }
+            }
+        }
+    }
+
+    private XdrMessage run(RpcProgram p, CallHeader h, ByteBuf record, Connection connection) {
+        int xid = h.xid();
+        try {
+            return p.handle(new RpcCall(h, record, connection, alloc));
+        } catch (XdrException e) {
+            LOG.debug("{} v{} proc {}: garbage arguments from {}: {}", p.name(), h.version(), h.procedure(),
+                    connection.peer(), e.getMessage());
+            return accepted(xid, Rpc.GARBAGE_ARGS);
+        } catch (RpcErrorException e) {
+            return accepted(xid, e.acceptStat());
+        } catch (RpcRejectedException e) {
+            return denied(xid, e);
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vme && !(e instanceof OutOfMemoryError)) {
+                throw vme;
+            }
+            LOG.warn("{} v{} proc {} from {} failed; replying SYSTEM_ERR", p.name(), h.version(), h.procedure(),
+                    connection.peer(), e);
+            return accepted(xid, Rpc.SYSTEM_ERR);
+        }
+    }
+
+    private XdrMessage accepted(int xid, int acceptStat) {
+        return message(ReplyHeaders.accepted(alloc.buffer(24), xid, acceptStat));
+    }
+
+    private XdrMessage denied(int xid, RpcRejectedException e) {
+        ByteBuf b = alloc.buffer(24);
+        if (e.rejectStat() == Rpc.RPC_MISMATCH) {
+            ReplyHeaders.rpcMismatch(b, xid);
+        } else {
+            ReplyHeaders.authError(b, xid, e.authStat());
+        }
+        return message(b);
+    }
+
+    private static XdrMessage message(ByteBuf head) {
+        return new XdrMessage(head, null, -1, Unpooled.EMPTY_BUFFER);
+    }
+}
