@@ -135,7 +135,7 @@ public final class SoftIwarpDevice implements RdmaDevice {
             SocketChannel ch = null;
             try {
                 ch = SocketChannel.open();
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                tune(ch);
                 Deadline d = Deadline.arm(ch, options.handshakeTimeout());
                 ch.connect(remote);
                 MpaHandshake.write(ch, MpaFrame.encode(true, options.requireCrc(), false, true, privateData, config.ird(),
@@ -187,6 +187,13 @@ public final class SoftIwarpDevice implements RdmaDevice {
             throw new RdmaException("private data of " + privateData.length + " bytes; the limit is "
                     + LIMITS.maxPrivateDataBytes());
         }
+    }
+
+    /** Socket options of every connection: no Nagle delay, buffers deep enough for a pipeline of FPDUs. */
+    static void tune(SocketChannel ch) throws IOException {
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ch.setOption(StandardSocketOptions.SO_SNDBUF, 4 << 20);
+        ch.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
     }
 
     static void closeQuietly(SocketChannel ch) {

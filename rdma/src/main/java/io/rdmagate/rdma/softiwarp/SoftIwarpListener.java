@@ -41,6 +41,7 @@ final class SoftIwarpListener implements RdmaListener {
             throws IOException {
         ServerSocketChannel s = ServerSocketChannel.open();
         s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        s.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
         s.bind(address);
         SoftIwarpListener l = new SoftIwarpListener(device, s, handler);
         Thread.ofVirtual().name("siw-listen-" + l.address).start(l::acceptLoop);
@@ -65,7 +66,7 @@ final class SoftIwarpListener implements RdmaListener {
         while (server.isOpen()) {
             try {
                 SocketChannel ch = server.accept();
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                SoftIwarpDevice.tune(ch);
                 Thread.ofVirtual().name("siw-mpa-" + ch.getRemoteAddress()).start(() -> respond(ch));
             } catch (IOException e) {
                 if (server.isOpen()) {

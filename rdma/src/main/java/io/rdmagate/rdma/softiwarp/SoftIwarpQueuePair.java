@@ -184,11 +184,13 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
                         return;
                     }
                     case ResponseJob r -> {
+                        // the request leaves the IRD count when its response starts: the peer can only
+                        // see the response's end, and send its next request, after that
+                        inboundReadsInFlight.decrementAndGet();
                         if (state != State.CONNECTED) {
                             continue;
                         }
                         writer.tagged(Rdmap.OP_READ_RESPONSE, r.sinkStag(), r.sinkTo(), List.of(r.source()));
-                        inboundReadsInFlight.decrementAndGet();
                     }
                     case WrJob w -> {
                         if (state != State.CONNECTED) {
