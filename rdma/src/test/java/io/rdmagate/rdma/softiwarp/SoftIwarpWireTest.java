@@ -331,13 +331,14 @@ class SoftIwarpWireTest {
     @Test
     void readsBeyondTheIrdAreTerminated() throws Exception {
         InetSocketAddress addr = server();
-        int size = 4 << 20;
+        int size = 32 << 20;
         MemoryRegion big = pd.register(arena.allocate(size, 4096), EnumSet.of(Access.REMOTE_READ));
         try (Socket s = handshake(addr, siwDefaultRequest())) {
             OutputStream out = s.getOutputStream();
-            // IRD is 2. Not reading the responses keeps the first one in flight (4 MiB fill the socket
-            // buffers), so the third request exceeds the IRD whatever the timing.
-            for (int i = 1; i <= 3; i++) {
+            // IRD is 2: one response in transmission and two requests queued behind it are allowed.
+            // Not reading the responses keeps the first in transmission (32 MiB exceed any socket
+            // buffers), so the fourth request exceeds the IRD whatever the timing.
+            for (int i = 1; i <= 4; i++) {
                 ByteBuffer body = ByteBuffer.allocate(28);
                 body.putInt(0x1234).putLong(0).putInt(size).putInt(big.rkey()).putLong(big.address());
                 out.write(untagged(1, true, 1, i, 0, body.array(), false));
