@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.SocketChannel;
+import java.nio.channels.ReadableByteChannel;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -39,7 +39,7 @@ final class FpduReader {
         void segmentDone() throws TerminateException;
     }
 
-    private final SocketChannel channel;
+    private final ReadableByteChannel channel;
     private final boolean crc;
     private final Placement placement;
     private final ByteBuffer header = ByteBuffer.allocateDirect(2 + Rdmap.UNTAGGED_HEADER);
@@ -47,7 +47,7 @@ final class FpduReader {
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
     private final CRC32C crc32c = new CRC32C();
 
-    FpduReader(SocketChannel channel, boolean crc, Placement placement) {
+    FpduReader(ReadableByteChannel channel, boolean crc, Placement placement) {
         this.channel = channel;
         this.crc = crc;
         this.placement = placement;

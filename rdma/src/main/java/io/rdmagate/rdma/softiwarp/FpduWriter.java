@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.SocketChannel;
+import java.nio.channels.GatheringByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -16,7 +16,7 @@ import java.util.zip.CRC32C;
  * Used by one thread at a time (the queue pair's transmit thread).
  */
 final class FpduWriter {
-    private final SocketChannel channel;
+    private final GatheringByteChannel channel;
     private final boolean crc;
     private final int maxPayload;
     private final ByteBuffer header = ByteBuffer.allocateDirect(2 + Rdmap.UNTAGGED_HEADER + Rdmap.READ_REQUEST_BODY);
@@ -24,7 +24,7 @@ final class FpduWriter {
     private final CRC32C crc32c = new CRC32C();
     private final int[] msn = {1, 1, 1};
 
-    FpduWriter(SocketChannel channel, boolean crc, int maxPayload) {
+    FpduWriter(GatheringByteChannel channel, boolean crc, int maxPayload) {
         this.channel = channel;
         this.crc = crc;
         this.maxPayload = maxPayload;

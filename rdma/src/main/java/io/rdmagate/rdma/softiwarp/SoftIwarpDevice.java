@@ -39,6 +39,7 @@ public final class SoftIwarpDevice implements RdmaDevice {
     private final Options options;
     private final RegionTable regions = new RegionTable();
     private final LongAdder violations = new LongAdder();
+    private final LongAdder internalErrors = new LongAdder();
 
     /**
      * @param maxFpduPayload largest DDP payload per FPDU (siw sizes FPDUs to the TCP MSS; larger
@@ -85,6 +86,15 @@ public final class SoftIwarpDevice implements RdmaDevice {
 
     void countViolation() {
         violations.increment();
+    }
+
+    void countInternalError() {
+        internalErrors.increment();
+    }
+
+    /** Receive paths that ended in an unexpected exception (a bug, never bad input): should stay 0. */
+    public long internalErrors() {
+        return internalErrors.sum();
     }
 
     /** Tagged accesses refused (bad STag, rights, bounds), all connections together. */

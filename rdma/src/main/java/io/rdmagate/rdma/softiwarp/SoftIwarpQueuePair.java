@@ -85,7 +85,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
 
     private final SoftIwarpDevice device;
     private final QpConfig config;
-    private final SocketChannel channel;
+    private final java.nio.channels.ByteChannel channel;
     private final FpduWriter writer;
     private final FpduReader reader;
     private final byte[] remotePrivateData;
@@ -114,18 +114,26 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
 
     SoftIwarpQueuePair(SoftIwarpDevice device, QpConfig config, SocketChannel channel, boolean crc,
             byte[] remotePrivateData, int inboundReads, int outboundReads, boolean awaitRtr) throws IOException {
+        this(device, config, channel, channel, (InetSocketAddress) channel.getLocalAddress(),
+                (InetSocketAddress) channel.getRemoteAddress(), crc, remotePrivateData, inboundReads, outboundReads, awaitRtr);
+    }
+
+    /** Over any channel pair: a socket in service, a byte source and sink under test. */
+    SoftIwarpQueuePair(SoftIwarpDevice device, QpConfig config, java.nio.channels.ByteChannel channel,
+            java.nio.channels.GatheringByteChannel out, InetSocketAddress local, InetSocketAddress remote, boolean crc,
+            byte[] remotePrivateData, int inboundReads, int outboundReads, boolean awaitRtr) {
         this.device = device;
         this.config = config;
         this.channel = channel;
-        this.writer = new FpduWriter(channel, crc, device.maxFpduPayload());
+        this.writer = new FpduWriter(out, crc, device.maxFpduPayload());
         this.reader = new FpduReader(channel, crc, this);
         this.remotePrivateData = remotePrivateData.clone();
         this.inboundReads = inboundReads;
         this.outboundReads = outboundReads;
         this.readCredits = new Semaphore(Math.max(outboundReads, 0));
         this.rtrReceived = new java.util.concurrent.CountDownLatch(awaitRtr ? 1 : 0);
-        this.local = (InetSocketAddress) channel.getLocalAddress();
-        this.remote = (InetSocketAddress) channel.getRemoteAddress();
+        this.local = local;
+        this.remote = remote;
     }
 
     void start() {
@@ -303,7 +311,8 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
 
     // ------------------------------------------------------------------ receive
 
-    private void receiveLoop() {
+    /** The receive direction until the connection ends; its own thread in service, called directly by tests. */
+    void receiveLoop() {
         try {
             while (state == State.CONNECTED && reader.next()) {
                 // one FPDU at a time
@@ -314,6 +323,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
         } catch (IOException e) {
             fail("connection lost: " + e.getMessage(), null);
         } catch (RuntimeException e) {
+            device.countInternalError();
             log.error("receive path failed", e);
             fail("internal error: " + e, Rdmap.rdmap(Rdmap.RDMAP_CATASTROPHIC, Rdmap.RDMAP_CATASTROPHIC_STREAM, "internal"));
         }
