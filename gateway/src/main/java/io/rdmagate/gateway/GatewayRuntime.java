@@ -76,7 +76,8 @@ public final class GatewayRuntime {
         metrics = new GatewayMetrics();
         metrics.bindPool(pool);
         metrics.bindPayloadCopies(copies);
-        GatewayContext context = new GatewayContext(config, exports.byName(), pool, metrics.registry(), copies, plan);
+        GatewayContext context = new GatewayContext(config, exports.byName(), pool, metrics.registry(), copies, plan,
+                protocolAddress);
         for (ProtocolService s : services) {
             List<BoundListener> bound;
             try {

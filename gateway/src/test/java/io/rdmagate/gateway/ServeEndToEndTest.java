@@ -62,7 +62,8 @@ class ServeEndToEndTest {
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not stop: " + Files.readString(out));
             String log = Files.readString(out);
             assertEquals(0, p.exitValue(), log);
-            assertTrue(log.contains("protocol listeners in this build: none"), log);
+            assertTrue(log.contains("protocol services in this build: nfs"), log);
+            assertTrue(!log.contains("listening: nfs/"), "NFS is disabled in this configuration: " + log);
             assertTrue(log.contains("SIGTERM received, stopping"), log);
             assertTrue(log.contains("export data closed"), log);
             assertTrue(log.contains("rdmagate stopped"), log);

@@ -15,9 +15,10 @@ import java.util.Map;
  * @param metrics        where services register their meters
  * @param payloadCopies  where services count the payload bytes they copy, per transport
  * @param ports          the planned port of every enabled listener
+ * @param bindAddress    where protocol listeners bind (the wildcard in production, the loopback in tests)
  */
 public record GatewayContext(GatewayConfig config, Map<String, VirtualFileSystem> exports, IoMemoryPool pool,
-        MeterRegistry metrics, PayloadCopies payloadCopies, ListenerPlan ports) {
+        MeterRegistry metrics, PayloadCopies payloadCopies, ListenerPlan ports, java.net.InetAddress bindAddress) {
     public GatewayContext {
         exports = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(exports));
     }

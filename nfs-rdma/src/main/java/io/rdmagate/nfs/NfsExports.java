@@ -1,0 +1,101 @@
+package io.rdmagate.nfs;
+
+import io.rdmagate.vfs.FileHandle;
+import io.rdmagate.vfs.VfsError;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.VirtualFileSystem;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The exports the NFS server serves, and the wire form of their file handles.
+ *
+ * <p>A wire handle is the vfs's 24-byte handle behind a 4-byte prefix (28 bytes, inside the 64 of
+ * RFC 1813 §2.5 nfs_fh3):
+ * <pre>
+ *  0    1    2         3           4..27
+ *  'R'  'G'  version 1  export id   vfs FileHandle (version, type, volume id, file id, generation)
+ * </pre>
+ * Parsing ({@link #resolve}) accepts exactly that. It refuses, with {@link VfsError#BAD_HANDLE}
+ * (NFS3ERR_BADHANDLE), any other length, magic or version, a vfs handle the vfs cannot parse, and
+ * a handle whose vfs volume is not its export's (a handle of export A relabelled as export B); a
+ * well-formed handle of an export id that is not served is {@link VfsError#STALE}
+ * (NFS3ERR_STALE: the export is gone). Whether the file still exists is the backend's to say.
+ */
+public final class NfsExports {
+    public static final int HANDLE_LENGTH = 4 + FileHandle.LENGTH;
+    private static final byte MAGIC_0 = 'R';
+    private static final byte MAGIC_1 = 'G';
+    private static final byte VERSION = 1;
+
+    /** A file of an export, resolved from a wire handle. */
+    public record Target(NfsExport export, FileHandle handle) {
+        public VirtualFileSystem fs() {
+            return export.fs();
+        }
+    }
+
+    private final List<NfsExport> exports;
+    private final NfsExport[] byId = new NfsExport[256];
+
+    public NfsExports(List<NfsExport> exports) {
+        this.exports = Collections.unmodifiableList(new ArrayList<>(exports));
+        for (NfsExport e : exports) {
+            if (byId[e.id()] != null) {
+                throw new IllegalArgumentException("two exports with id " + e.id());
+            }
+            byId[e.id()] = e;
+        }
+    }
+
+    public List<NfsExport> all() {
+        return exports;
+    }
+
+    /** The export mounted at exactly {@code nfsPath} (trailing '/' ignored). */
+    public Optional<NfsExport> byPath(String nfsPath) {
+        String p = trim(nfsPath);
+        return exports.stream().filter(e -> trim(e.nfsPath()).equals(p)).findFirst();
+    }
+
+    private static String trim(String p) {
+        String t = p;
+        while (t.length() > 1 && t.endsWith("/")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        return t;
+    }
+
+    /** The wire handle of a file of {@code export}. */
+    public static byte[] wire(NfsExport export, FileHandle handle) {
+        byte[] vfs = handle.toBytes();
+        byte[] out = new byte[4 + vfs.length];
+        out[0] = MAGIC_0;
+        out[1] = MAGIC_1;
+        out[2] = VERSION;
+        out[3] = (byte) export.id();
+        System.arraycopy(vfs, 0, out, 4, vfs.length);
+        return out;
+    }
+
+    /** Resolves a wire handle; see the class comment for what is refused. */
+    public Target resolve(byte[] wire) throws VfsException {
+        if (wire.length != HANDLE_LENGTH || wire[0] != MAGIC_0 || wire[1] != MAGIC_1 || wire[2] != VERSION) {
+            throw new VfsException(VfsError.BAD_HANDLE, "not a handle of this server (" + wire.length + " bytes)");
+        }
+        byte[] vfs = new byte[FileHandle.LENGTH];
+        System.arraycopy(wire, 4, vfs, 0, vfs.length);
+        FileHandle h = FileHandle.decode(vfs);
+        NfsExport e = byId[wire[3] & 0xff];
+        if (e == null) {
+            throw new VfsException(VfsError.STALE, "export " + (wire[3] & 0xff) + " is not served");
+        }
+        if (h.volumeId() != e.fs().volumeId()) {
+            throw new VfsException(VfsError.BAD_HANDLE, "handle of volume " + h.volumeId() + " labelled as export "
+                    + e.config().name());
+        }
+        return new Target(e, h);
+    }
+}

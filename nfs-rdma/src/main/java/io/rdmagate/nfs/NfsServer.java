@@ -1,0 +1,217 @@
+package io.rdmagate.nfs;
+
+import io.rdmagate.nfs.mount.Mount;
+import io.rdmagate.nfs.mount.MountProgram;
+import io.rdmagate.nfs.v3.Nfs3;
+import io.rdmagate.nfs.v3.Nfs3Program;
+import io.rdmagate.oncrpc.rpcbind.PortAdvertiser;
+import io.rdmagate.oncrpc.rpcbind.RpcbindClient;
+import io.rdmagate.oncrpc.rpcbind.RpcbindRegistry;
+import io.rdmagate.oncrpc.rpcbind.RpcbindServer;
+import io.rdmagate.oncrpc.server.RpcLimits;
+import io.rdmagate.oncrpc.server.RpcProgram;
+import io.rdmagate.oncrpc.server.RpcServer;
+import io.rdmagate.vfs.memory.IoMemoryPool;
+import io.rdmagate.vfs.memory.PayloadCopies;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The NFSv3 server's listeners: NFS, MOUNT, NLM and NSM each on its own RPC server and port, and
+ * the embedded rpcbind when asked for, with every program advertised through rpcbind. Usable on
+ * its own (tests, benchmarks) or through {@link NfsService} in the gateway.
+ *
+ * <p>Start order: rpcbind first (so registrations have somewhere to go), then NFS, MOUNT, NLM,
+ * NSM, each advertised as soon as it listens. Stop order is the reverse: withdraw the
+ * advertisements, stop accepting and drain each server within the grace period, then rpcbind.
+ */
+public final class NfsServer implements AutoCloseable {
+    /** How the programs are made findable (the gateway's resolved rpcbind mode). */
+    public enum Rpcbind { EMBEDDED, SYSTEM, OFF }
+
+    /** A bound listener: protocol name ("nfs", "mount", "nlm", "nsm", "rpcbind") and address. */
+    public record Listener(String protocol, InetSocketAddress address) {
+    }
+
+    private final List<RpcServer> servers = new ArrayList<>();
+    private final List<Listener> listeners = new ArrayList<>();
+    private RpcbindServer rpcbind;
+    private PortAdvertiser advertiser;
+    private Nlm nlm;
+
+    /** The NLM and NSM programs, built by the nlm package around the same exports. */
+    public interface Nlm extends AutoCloseable {
+        RpcProgram nlm();
+
+        RpcProgram nsm();
+
+        @Override
+        void close();
+    }
+
+    private NfsServer() {
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public List<Listener> listeners() {
+        return List.copyOf(listeners);
+    }
+
+    /** The port of a protocol's listener, or -1. */
+    public int port(String protocol) {
+        return listeners.stream().filter(l -> l.protocol().equals(protocol)).mapToInt(l -> l.address().getPort())
+                .findFirst().orElse(-1);
+    }
+
+    public void stop(Duration grace) {
+        if (advertiser != null) {
+            advertiser.close();
+            advertiser = null;
+        }
+        for (RpcServer s : servers.reversed()) {
+            s.stop(grace);
+        }
+        servers.clear();
+        if (nlm != null) {
+            nlm.close();
+            nlm = null;
+        }
+        if (rpcbind != null) {
+            rpcbind.stop(grace);
+            rpcbind = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        stop(Duration.ofSeconds(2));
+    }
+
+    public static final class Builder {
+        private NfsExports exports;
+        private IoMemoryPool pool;
+        private PayloadCopies copies = new PayloadCopies();
+        private int maxIoSize = 1 << 20;
+        private RpcLimits limits = RpcLimits.DEFAULT;
+        private InetAddress address = InetAddress.getLoopbackAddress();
+        private int nfsPort;
+        private int mountPort;
+        private int nlmPort = -1;
+        private int nsmPort = -1;
+        private Rpcbind rpcbindMode = Rpcbind.OFF;
+        private int rpcbindPort;
+        private Function<NfsExports, Nlm> nlmFactory;
+
+        private Builder() {
+        }
+
+        public Builder exports(NfsExports e) {
+            this.exports = e;
+            return this;
+        }
+
+        public Builder pool(IoMemoryPool p) {
+            this.pool = p;
+            return this;
+        }
+
+        public Builder payloadCopies(PayloadCopies c) {
+            this.copies = c;
+            return this;
+        }
+
+        public Builder maxIoSize(int n) {
+            this.maxIoSize = n;
+            return this;
+        }
+
+        public Builder limits(RpcLimits l) {
+            this.limits = l;
+            return this;
+        }
+
+        public Builder address(InetAddress a) {
+            this.address = a;
+            return this;
+        }
+
+        /** Ports; 0 takes any free port, -1 (NLM, NSM) serves none. */
+        public Builder ports(int nfs, int mount, int nlm, int nsm) {
+            this.nfsPort = nfs;
+            this.mountPort = mount;
+            this.nlmPort = nlm;
+            this.nsmPort = nsm;
+            return this;
+        }
+
+        public Builder rpcbind(Rpcbind mode, int port) {
+            this.rpcbindMode = mode;
+            this.rpcbindPort = port;
+            return this;
+        }
+
+        /** Serves NLM and NSM with what the factory builds (see io.rdmagate.nfs.nlm.NlmService). */
+        public Builder nlm(Function<NfsExports, Nlm> factory) {
+            this.nlmFactory = factory;
+            return this;
+        }
+
+        public NfsServer start() throws IOException {
+            NfsServer s = new NfsServer();
+            try {
+                s.startAll(this);
+                return s;
+            } catch (IOException | RuntimeException e) {
+                s.stop(Duration.ZERO);
+                throw e;
+            }
+        }
+    }
+
+    private void startAll(Builder b) throws IOException {
+        switch (b.rpcbindMode) {
+            case EMBEDDED -> {
+                rpcbind = RpcbindServer.start(b.address, b.rpcbindPort, new RpcbindRegistry(), null, b.limits);
+                listeners.add(new Listener("rpcbind", rpcbind.tcpAddress()));
+                advertiser = PortAdvertiser.embedded(rpcbind.registry());
+            }
+            case SYSTEM -> advertiser = PortAdvertiser.system(RpcbindClient.system());
+            case OFF -> advertiser = PortAdvertiser.none();
+        }
+        ConnectionAccounts accounts = new ConnectionAccounts(b.pool);
+        RpcServer nfs = serve(b, "nfs", new Nfs3Program(b.exports, accounts, b.copies, b.maxIoSize), b.nfsPort, false);
+        advertiser.advertise(Nfs3.PROGRAM, Nfs3.VERSION, "tcp", nfs.port());
+        RpcServer mount = serve(b, "mount", new MountProgram(b.exports), b.mountPort, true);
+        for (int v = Mount.LOW_VERSION; v <= Mount.VERSION; v++) {
+            advertiser.advertise(Mount.PROGRAM, v, "tcp", mount.port());
+            advertiser.advertise(Mount.PROGRAM, v, "udp", mount.port());
+        }
+        if (b.nlmFactory != null && b.nlmPort >= 0 && b.nsmPort >= 0) {
+            nlm = b.nlmFactory.apply(b.exports);
+            RpcServer n = serve(b, "nlm", nlm.nlm(), b.nlmPort, true);
+            for (int v = nlm.nlm().lowVersion(); v <= nlm.nlm().highVersion(); v++) {
+                advertiser.advertise(nlm.nlm().program(), v, "tcp", n.port());
+                advertiser.advertise(nlm.nlm().program(), v, "udp", n.port());
+            }
+            RpcServer m = serve(b, "nsm", nlm.nsm(), b.nsmPort, true);
+            advertiser.advertise(nlm.nsm().program(), 1, "tcp", m.port());
+            advertiser.advertise(nlm.nsm().program(), 1, "udp", m.port());
+        }
+    }
+
+    private RpcServer serve(Builder b, String protocol, RpcProgram program, int port, boolean udp) throws IOException {
+        RpcServer s = RpcServer.builder().program(program).limits(b.limits).payloadCopies(b.copies).udp(udp)
+                .bind(b.address, port);
+        servers.add(s);
+        listeners.add(new Listener(protocol, s.tcpAddress()));
+        return s;
+    }
+}

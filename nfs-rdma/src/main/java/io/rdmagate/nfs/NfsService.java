@@ -1,0 +1,88 @@
+package io.rdmagate.nfs;
+
+import io.rdmagate.gateway.BoundListener;
+import io.rdmagate.gateway.GatewayContext;
+import io.rdmagate.gateway.ListenerKind;
+import io.rdmagate.gateway.PlannedPort;
+import io.rdmagate.gateway.ProtocolService;
+import io.rdmagate.gateway.config.ExportConfig;
+import io.rdmagate.nfs.nlm.NlmService;
+import io.rdmagate.oncrpc.server.RpcLimits;
+import io.rdmagate.vfs.VirtualFileSystem;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The gateway's NFS protocol service (found with ServiceLoader): NFSv3, MOUNT, NLM and NSM on the
+ * planned ports, advertised through rpcbind as the plan says (the embedded rpcbind on its planned
+ * port, the host's, or none). With NFS disabled in the configuration the plan has no NFS port and
+ * the service binds nothing.
+ */
+public final class NfsService implements ProtocolService {
+    private NfsServer server;
+
+    @Override
+    public String name() {
+        return "nfs";
+    }
+
+    @Override
+    public Set<ListenerKind> listeners() {
+        return Set.of(ListenerKind.RPCBIND, ListenerKind.NFS, ListenerKind.MOUNT, ListenerKind.NLM, ListenerKind.NSM);
+    }
+
+    @Override
+    public List<BoundListener> start(GatewayContext context) throws Exception {
+        var plan = context.ports();
+        if (plan.port(ListenerKind.NFS).isEmpty()) {
+            return List.of();
+        }
+        List<NfsExport> exports = new ArrayList<>();
+        int id = 0;
+        for (ExportConfig e : context.config().exports()) {
+            VirtualFileSystem fs = context.exports().get(e.name());
+            if (fs != null) {
+                exports.add(new NfsExport(id, e, fs));
+            }
+            id++;
+        }
+        NfsServer.Rpcbind mode = switch (plan.rpcbind()) {
+            case EMBEDDED -> NfsServer.Rpcbind.EMBEDDED;
+            case SYSTEM -> NfsServer.Rpcbind.SYSTEM;
+            case OFF, AUTO -> NfsServer.Rpcbind.OFF;
+        };
+        var limits = context.config().limits();
+        server = NfsServer.builder()
+                .exports(new NfsExports(exports))
+                .pool(context.pool())
+                .payloadCopies(context.payloadCopies())
+                .maxIoSize(limits.maxIoSize())
+                .limits(RpcLimits.DEFAULT.withMaxRecordSize(limits.maxRecordSize())
+                        .withMaxConnections(limits.maxConnections()))
+                .address(context.bindAddress())
+                .ports(port(plan, ListenerKind.NFS), port(plan, ListenerKind.MOUNT), port(plan, ListenerKind.NLM),
+                        port(plan, ListenerKind.NSM))
+                .rpcbind(mode, Math.max(0, port(plan, ListenerKind.RPCBIND)))
+                .nlm(NlmService::new)
+                .start();
+        List<BoundListener> out = new ArrayList<>();
+        for (NfsServer.Listener l : server.listeners()) {
+            out.add(new BoundListener(l.protocol(), "tcp", l.address()));
+        }
+        return out;
+    }
+
+    private static int port(io.rdmagate.gateway.ListenerPlan plan, ListenerKind kind) {
+        return plan.port(kind).map(PlannedPort::port).orElse(-1);
+    }
+
+    @Override
+    public void stop(Duration grace) {
+        if (server != null) {
+            server.stop(grace);
+            server = null;
+        }
+    }
+}
