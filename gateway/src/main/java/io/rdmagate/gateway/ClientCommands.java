@@ -5,6 +5,7 @@ import io.rdmagate.gateway.config.GatewayConfig;
 import io.rdmagate.gateway.config.ShareConfig;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The client command lines that reach this gateway with its planned ports, for the start-up log.
@@ -15,23 +16,23 @@ public final class ClientCommands {
     private ClientCommands() {
     }
 
-    public static List<String> of(GatewayConfig config, ListenerPlan plan, String host) {
+    /** Lines for the listeners this build serves ({@code served}), with their planned ports. */
+    public static List<String> of(GatewayConfig config, ListenerPlan plan, Set<ListenerKind> served, String host) {
         List<String> out = new ArrayList<>();
-        var nfs = plan.port(ListenerKind.NFS);
-        var mount = plan.port(ListenerKind.MOUNT);
-        var rdma = plan.port(ListenerKind.NFS_RDMA);
+        var nfs = plan.port(ListenerKind.NFS).filter(p -> served.contains(ListenerKind.NFS));
+        var mount = plan.port(ListenerKind.MOUNT).filter(p -> served.contains(ListenerKind.MOUNT));
+        var rdma = plan.port(ListenerKind.NFS_RDMA).filter(p -> served.contains(ListenerKind.NFS_RDMA));
         for (ExportConfig e : config.exports()) {
             if (nfs.isPresent() && mount.isPresent()) {
                 out.add("mount -t nfs -o vers=3,port=" + nfs.get().port() + ",mountport=" + mount.get().port() + " "
                         + host + ":" + e.nfsPath() + " /mnt");
-                out.add("mount -t nfs -o vers=4.2,port=" + nfs.get().port() + " " + host + ":" + e.nfsPath() + " /mnt");
             }
             if (rdma.isPresent()) {
-                out.add("mount -t nfs -o vers=4.2,rdma,port=" + rdma.get().port() + " " + host + ":" + e.nfsPath()
+                out.add("mount -t nfs -o vers=3,rdma,port=" + rdma.get().port() + " " + host + ":" + e.nfsPath()
                         + " /mnt");
             }
         }
-        var smb = plan.port(ListenerKind.SMB);
+        var smb = plan.port(ListenerKind.SMB).filter(p -> served.contains(ListenerKind.SMB));
         if (smb.isPresent()) {
             int port = smb.get().port();
             for (ShareConfig s : config.shares()) {

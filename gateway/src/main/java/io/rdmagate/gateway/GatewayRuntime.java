@@ -114,7 +114,9 @@ public final class GatewayRuntime {
             log.info("port plan: {} {}{}", p.kind(), p.port(), p.note() == null ? "" : " (" + p.note() + ")");
         }
         log.info("port plan: rpcbind {}", plan.rpcbind().name().toLowerCase(java.util.Locale.ROOT));
-        for (String c : ClientCommands.of(config, plan, "HOST")) {
+        Set<ListenerKind> served = EnumSet.noneOf(ListenerKind.class);
+        services.forEach(s -> served.addAll(s.listeners()));
+        for (String c : ClientCommands.of(config, plan, served, "HOST")) {
             log.info("client: {}", c);
         }
     }

@@ -110,12 +110,18 @@ class PortPlannerTest {
     @Test
     void clientCommandsFollowThePlan() throws Exception {
         GatewayConfig c = config("");
-        List<String> unpriv = ClientCommands.of(c, new PortPlanner(UNPRIVILEGED, () -> false).plan(c.transports()), "HOST");
+        Set<ListenerKind> all = EnumSet.allOf(ListenerKind.class);
+        List<String> unpriv = ClientCommands.of(c, new PortPlanner(UNPRIVILEGED, () -> false).plan(c.transports()), all,
+                "HOST");
         assertTrue(unpriv.contains("mount -t nfs -o vers=3,port=2049,mountport=20048 HOST:/data /mnt"), unpriv.toString());
         assertTrue(unpriv.contains("smbclient -p 10445 //HOST/data -U user"), unpriv.toString());
         assertTrue(unpriv.contains("mount -t cifs -o port=10445,username=user //HOST/data /mnt"), unpriv.toString());
-        List<String> root = ClientCommands.of(c, new PortPlanner(ROOT, () -> false).plan(c.transports()), "HOST");
+        List<String> root = ClientCommands.of(c, new PortPlanner(ROOT, () -> false).plan(c.transports()), all, "HOST");
         assertTrue(root.contains("smbclient //HOST/data -U user"), root.toString());
+        List<String> nfsOnly = ClientCommands.of(c, new PortPlanner(ROOT, () -> false).plan(c.transports()),
+                EnumSet.of(ListenerKind.NFS, ListenerKind.MOUNT), "HOST");
+        assertEquals(List.of("mount -t nfs -o vers=3,port=2049,mountport=20048 HOST:/data /mnt"), nfsOnly,
+                "only what this build serves");
     }
 
     @Test
