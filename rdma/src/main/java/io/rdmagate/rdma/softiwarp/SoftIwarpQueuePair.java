@@ -137,8 +137,8 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
     }
 
     void start() {
-        rx = Thread.ofVirtual().name("siw-rx-" + remote).start(this::receiveLoop);
-        tx = Thread.ofVirtual().name("siw-tx-" + remote).start(this::transmitLoop);
+        rx = Thread.ofPlatform().daemon().name("siw-rx-" + remote).start(this::receiveLoop);
+        tx = Thread.ofPlatform().daemon().name("siw-tx-" + remote).start(this::transmitLoop);
         Thread.ofVirtual().start(() -> config.events().established(this));
     }
 
