@@ -96,6 +96,22 @@ public final class SetAttributes {
         return dosAttributes;
     }
 
+    /**
+     * The same changes less the mode: what remains to apply to an object just created with the
+     * requested mode.
+     */
+    public SetAttributes withoutMode() {
+        SetAttributes r = new SetAttributes();
+        r.uid = uid;
+        r.gid = gid;
+        r.size = size;
+        r.atime = atime;
+        r.mtime = mtime;
+        r.birthTime = birthTime;
+        r.dosAttributes = dosAttributes;
+        return r;
+    }
+
     public boolean isEmpty() {
         return mode == null && uid == null && gid == null && size == null && atime == null
                 && mtime == null && birthTime == null && dosAttributes == null;

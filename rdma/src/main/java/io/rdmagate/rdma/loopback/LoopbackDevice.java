@@ -1,12 +1,10 @@
 package io.rdmagate.rdma.loopback;
 
-import io.rdmagate.rdma.Access;
 import io.rdmagate.rdma.CompletionHandler;
 import io.rdmagate.rdma.CompletionQueue;
 import io.rdmagate.rdma.ConnectionRejectedException;
 import io.rdmagate.rdma.ConnectionRequestHandler;
 import io.rdmagate.rdma.DeviceLimits;
-import io.rdmagate.rdma.MemoryRegion;
 import io.rdmagate.rdma.ProtectionDomain;
 import io.rdmagate.rdma.QpConfig;
 import io.rdmagate.rdma.QueuePair;
@@ -14,11 +12,10 @@ import io.rdmagate.rdma.QueuePairSetup;
 import io.rdmagate.rdma.RdmaDevice;
 import io.rdmagate.rdma.RdmaException;
 import io.rdmagate.rdma.RdmaListener;
+import io.rdmagate.rdma.spi.QpChecks;
 import io.rdmagate.rdma.spi.RegionTable;
 import io.rdmagate.rdma.spi.SerialCompletionQueue;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /** A device on a {@link LoopbackFabric}. */
@@ -46,17 +43,7 @@ public final class LoopbackDevice implements RdmaDevice {
 
     @Override
     public ProtectionDomain allocateProtectionDomain() {
-        return new ProtectionDomain() {
-            @Override
-            public MemoryRegion register(MemorySegment segment, Set<Access> access) throws RdmaException {
-                return regions.register(this, segment, access);
-            }
-
-            @Override
-            public void close() {
-                regions.closeAll(this);
-            }
-        };
+        return regions.newProtectionDomain();
     }
 
     @Override
@@ -80,11 +67,7 @@ public final class LoopbackDevice implements RdmaDevice {
             QueuePairSetup setup) {
         CompletableFuture<QueuePair> f = new CompletableFuture<>();
         try {
-            LoopbackQueuePair.checkConfig(this, config);
-            if (privateData.length > limits.maxPrivateDataBytes()) {
-                throw new RdmaException("private data of " + privateData.length + " bytes; the limit is "
-                        + limits.maxPrivateDataBytes());
-            }
+            QpChecks.check(name, limits, config, privateData);
         } catch (RdmaException e) {
             f.completeExceptionally(e);
             return f;

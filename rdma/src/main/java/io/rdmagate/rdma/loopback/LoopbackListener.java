@@ -8,6 +8,7 @@ import io.rdmagate.rdma.QueuePair;
 import io.rdmagate.rdma.QueuePairSetup;
 import io.rdmagate.rdma.RdmaException;
 import io.rdmagate.rdma.RdmaListener;
+import io.rdmagate.rdma.spi.QpChecks;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -78,11 +79,11 @@ final class LoopbackListener implements RdmaListener {
                 if (!answered.compareAndSet(false, true)) {
                     throw new RdmaException("connection request already answered");
                 }
-                LoopbackQueuePair.checkConfig(device, config);
-                if (privateData.length > device.limits().maxPrivateDataBytes()) {
+                try {
+                    QpChecks.check(device.name(), device.limits(), config, privateData);
+                } catch (RdmaException e) {
                     answered.set(false);
-                    throw new RdmaException("private data of " + privateData.length + " bytes; the limit is "
-                            + device.limits().maxPrivateDataBytes());
+                    throw e;
                 }
                 LoopbackQueuePair server = new LoopbackQueuePair(device, config, address, client.localAddress(), privateData);
                 setup.setup(server);

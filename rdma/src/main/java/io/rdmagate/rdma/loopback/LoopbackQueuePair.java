@@ -45,22 +45,6 @@ final class LoopbackQueuePair implements QueuePair {
         this.localPrivateData = localPrivateData.clone();
     }
 
-    static void checkConfig(LoopbackDevice device, QpConfig c) throws RdmaException {
-        var l = device.limits();
-        if (c.maxSendWr() <= 0 || c.maxSendWr() > l.maxSendWr() || c.maxRecvWr() <= 0 || c.maxRecvWr() > l.maxRecvWr()) {
-            throw new RdmaException("work request limits out of range for " + device.name());
-        }
-        if (c.maxSge() <= 0 || c.maxSge() > l.maxSge()) {
-            throw new RdmaException("SGE limit " + c.maxSge() + " out of range (device: " + l.maxSge() + ")");
-        }
-        if (c.ird() < 0 || c.ird() > l.maxInboundReads() || c.ord() < 0 || c.ord() > l.maxOutboundReads()) {
-            throw new RdmaException("IRD/ORD out of range for " + device.name());
-        }
-        if (!(c.sendCq() instanceof SerialCompletionQueue) || !(c.recvCq() instanceof SerialCompletionQueue)) {
-            throw new RdmaException("completion queues of another device");
-        }
-    }
-
     static void join(LoopbackQueuePair a, LoopbackQueuePair b) {
         Object shared = new Object();
         a.lock = shared;

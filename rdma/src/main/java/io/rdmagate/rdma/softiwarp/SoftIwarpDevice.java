@@ -1,12 +1,10 @@
 package io.rdmagate.rdma.softiwarp;
 
-import io.rdmagate.rdma.Access;
 import io.rdmagate.rdma.CompletionHandler;
 import io.rdmagate.rdma.CompletionQueue;
 import io.rdmagate.rdma.ConnectionRejectedException;
 import io.rdmagate.rdma.ConnectionRequestHandler;
 import io.rdmagate.rdma.DeviceLimits;
-import io.rdmagate.rdma.MemoryRegion;
 import io.rdmagate.rdma.ProtectionDomain;
 import io.rdmagate.rdma.QpConfig;
 import io.rdmagate.rdma.QueuePair;
@@ -14,15 +12,14 @@ import io.rdmagate.rdma.QueuePairSetup;
 import io.rdmagate.rdma.RdmaDevice;
 import io.rdmagate.rdma.RdmaException;
 import io.rdmagate.rdma.RdmaListener;
+import io.rdmagate.rdma.spi.QpChecks;
 import io.rdmagate.rdma.spi.RegionTable;
 import io.rdmagate.rdma.spi.SerialCompletionQueue;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -104,17 +101,7 @@ public final class SoftIwarpDevice implements RdmaDevice {
 
     @Override
     public ProtectionDomain allocateProtectionDomain() {
-        return new ProtectionDomain() {
-            @Override
-            public MemoryRegion register(MemorySegment segment, Set<Access> access) throws RdmaException {
-                return regions.register(this, segment, access);
-            }
-
-            @Override
-            public void close() {
-                regions.closeAll(this);
-            }
-        };
+        return regions.newProtectionDomain();
     }
 
     @Override
@@ -180,23 +167,7 @@ public final class SoftIwarpDevice implements RdmaDevice {
     }
 
     void checkConfig(QpConfig c, byte[] privateData) throws RdmaException {
-        if (c.maxSendWr() <= 0 || c.maxSendWr() > LIMITS.maxSendWr() || c.maxRecvWr() <= 0
-                || c.maxRecvWr() > LIMITS.maxRecvWr()) {
-            throw new RdmaException("work request limits out of range for " + name);
-        }
-        if (c.maxSge() <= 0 || c.maxSge() > LIMITS.maxSge()) {
-            throw new RdmaException("SGE limit " + c.maxSge() + " out of range (device: " + LIMITS.maxSge() + ")");
-        }
-        if (c.ird() < 0 || c.ird() > LIMITS.maxInboundReads() || c.ord() < 0 || c.ord() > LIMITS.maxOutboundReads()) {
-            throw new RdmaException("IRD/ORD out of range for " + name);
-        }
-        if (!(c.sendCq() instanceof SerialCompletionQueue) || !(c.recvCq() instanceof SerialCompletionQueue)) {
-            throw new RdmaException("completion queues of another device");
-        }
-        if (privateData.length > LIMITS.maxPrivateDataBytes()) {
-            throw new RdmaException("private data of " + privateData.length + " bytes; the limit is "
-                    + LIMITS.maxPrivateDataBytes());
-        }
+        QpChecks.check(name, LIMITS, c, privateData);
     }
 
     /** Socket options of every connection: no Nagle delay, buffers deep enough for a pipeline of FPDUs. */

@@ -101,6 +101,21 @@ public final class RegionTable {
         }
     }
 
+    /** A protection domain whose regions live in this table. */
+    public ProtectionDomain newProtectionDomain() {
+        return new ProtectionDomain() {
+            @Override
+            public MemoryRegion register(MemorySegment segment, Set<Access> access) throws RdmaException {
+                return RegionTable.this.register(this, segment, access);
+            }
+
+            @Override
+            public void close() {
+                closeAll(this);
+            }
+        };
+    }
+
     public Region register(ProtectionDomain pd, MemorySegment segment, Set<Access> access) throws RdmaException {
         if (!segment.isNative()) {
             throw new RdmaException("only native memory can be registered");

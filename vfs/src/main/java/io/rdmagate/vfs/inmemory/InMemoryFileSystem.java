@@ -637,25 +637,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     }
 
     private void applyInitial(Caller caller, Inode i, SetAttributes a) throws VfsException {
-        SetAttributes rest = SetAttributes.create();
-        if (a.uid() != null) {
-            rest.owner(a.uid());
-        }
-        if (a.gid() != null) {
-            rest.group(a.gid());
-        }
-        if (a.size() != null) {
-            rest.size(a.size());
-        }
-        if (a.atime() != null) {
-            rest.atime(a.atime());
-        }
-        if (a.mtime() != null) {
-            rest.mtime(a.mtime());
-        }
-        if (a.dosAttributes() != null) {
-            rest.dosAttributes(a.dosAttributes());
-        }
+        SetAttributes rest = a.withoutMode();
         if (!rest.isEmpty()) {
             Permissions.checkSetattr(caller, attrs(i), rest);
             apply(i, rest);

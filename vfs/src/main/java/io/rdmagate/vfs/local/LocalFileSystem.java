@@ -230,7 +230,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
                             mode == CreateMode.EXCLUSIVE ? verifier : null);
                     invalidateListing(ds.ino());
                     if (mode != CreateMode.EXCLUSIVE) {
-                        SetAttributes rest = initialRest(attributes);
+                        SetAttributes rest = attributes.withoutMode();
                         if (!rest.isEmpty()) {
                             Permissions.checkSetattr(caller, attrs(st, e), rest);
                             apply(a, f, st, e, rest);
@@ -290,7 +290,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
                     Stat st = stat(a, f.fd());
                     Entry e = store.created(st.ino(), ds.ino(), name, st.btime(), null);
                     invalidateListing(ds.ino());
-                    SetAttributes rest = initialRest(attributes);
+                    SetAttributes rest = attributes.withoutMode();
                     if (!rest.isEmpty()) {
                         apply(a, f, st, e, rest);
                         st = stat(a, f.fd());
@@ -637,32 +637,6 @@ public final class LocalFileSystem implements VirtualFileSystem {
             return -Libc.UTIME_OMIT;
         }
         return t == SetAttributes.SERVER_TIME ? -Libc.UTIME_NOW : t;
-    }
-
-    private static SetAttributes initialRest(SetAttributes a) {
-        SetAttributes rest = SetAttributes.create();
-        if (a.uid() != null) {
-            rest.owner(a.uid());
-        }
-        if (a.gid() != null) {
-            rest.group(a.gid());
-        }
-        if (a.size() != null) {
-            rest.size(a.size());
-        }
-        if (a.atime() != null) {
-            rest.atime(a.atime());
-        }
-        if (a.mtime() != null) {
-            rest.mtime(a.mtime());
-        }
-        if (a.dosAttributes() != null) {
-            rest.dosAttributes(a.dosAttributes());
-        }
-        if (a.birthTime() != null) {
-            rest.birthTime(a.birthTime());
-        }
-        return rest;
     }
 
     @Override
