@@ -338,6 +338,34 @@ public final class TransportHeader {
         return buf.get(LONG, at);
     }
 
+    /**
+     * Makes {@code dst} an image of this decoded header over {@code scratch} (its bytes copied
+     * there), so that the receive buffer can be re-posted while the reply still needs the call's
+     * chunk lists. No allocation.
+     */
+    public void copyTo(TransportHeader dst, MemorySegment scratch) {
+        MemorySegment.copy(buf, 0, scratch, 0, headerLength);
+        dst.buf = scratch;
+        dst.length = headerLength;
+        dst.decodingCall = decodingCall;
+        dst.xid = xid;
+        dst.version = version;
+        dst.credits = credits;
+        dst.proc = proc;
+        dst.readCount = readCount;
+        System.arraycopy(readAt, 0, dst.readAt, 0, readCount);
+        dst.writeCount = writeCount;
+        System.arraycopy(writeAt, 0, dst.writeAt, 0, writeCount);
+        dst.replyAt = replyAt;
+        dst.headerLength = headerLength;
+        dst.overlapCount = overlapCount;
+        System.arraycopy(overlapHandle, 0, dst.overlapHandle, 0, overlapCount);
+        System.arraycopy(overlapStart, 0, dst.overlapStart, 0, overlapCount);
+        System.arraycopy(overlapEnd, 0, dst.overlapEnd, 0, overlapCount);
+        dst.errorCode = errorCode;
+        dst.reason = null;
+    }
+
     /** Why the last decode did not return OK. */
     public String reason() {
         return reason;
