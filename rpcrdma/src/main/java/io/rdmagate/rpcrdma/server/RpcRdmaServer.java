@@ -64,17 +64,30 @@ public final class RpcRdmaServer implements AutoCloseable {
         this.maxSendWr = Math.min(device.limits().maxSendWr(), 1024);
     }
 
+    /**
+     * A server not yet listening: programs that lease reply memory from {@link #pool()} can be
+     * built and registered with the dispatcher before {@link #listen}.
+     */
+    public static RpcRdmaServer create(RdmaDevice device, RpcDispatcher dispatcher, RpcRdmaOptions options,
+            PoolLimits poolLimits) {
+        return new RpcRdmaServer(device, dispatcher, options, poolLimits);
+    }
+
     /** Serves {@code dispatcher}'s programs on {@code address} (port 0 picks one). */
     public static RpcRdmaServer start(RdmaDevice device, RpcDispatcher dispatcher, RpcRdmaOptions options,
             PoolLimits poolLimits, InetSocketAddress address) throws RdmaException {
-        RpcRdmaServer s = new RpcRdmaServer(device, dispatcher, options, poolLimits);
+        return create(device, dispatcher, options, poolLimits).listen(address);
+    }
+
+    /** Starts accepting on {@code address}; closes the server when it cannot. */
+    public RpcRdmaServer listen(InetSocketAddress address) throws RdmaException {
         try {
-            s.listener = device.listen(address, s::onRequest);
+            listener = device.listen(address, this::onRequest);
         } catch (RdmaException | RuntimeException e) {
-            s.close();
+            close();
             throw e;
         }
-        return s;
+        return this;
     }
 
     public InetSocketAddress localAddress() {
