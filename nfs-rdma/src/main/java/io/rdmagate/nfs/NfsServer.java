@@ -43,6 +43,7 @@ public final class NfsServer implements AutoCloseable {
     private RpcbindServer rpcbind;
     private PortAdvertiser advertiser;
     private Nlm nlm;
+    private io.rdmagate.rpcrdma.server.RpcRdmaServer rdma;
 
     /** The NLM and NSM programs, built by the nlm package around the same exports. */
     public interface Nlm extends AutoCloseable {
@@ -75,6 +76,10 @@ public final class NfsServer implements AutoCloseable {
         if (advertiser != null) {
             advertiser.close();
             advertiser = null;
+        }
+        if (rdma != null) {
+            rdma.stop(grace);
+            rdma = null;
         }
         for (RpcServer s : servers.reversed()) {
             s.stop(grace);
@@ -109,6 +114,11 @@ public final class NfsServer implements AutoCloseable {
         private Rpcbind rpcbindMode = Rpcbind.OFF;
         private int rpcbindPort;
         private Function<NfsExports, Nlm> nlmFactory;
+        private io.rdmagate.rdma.RdmaDevice rdmaDevice;
+        private int rdmaPort = -1;
+        private io.rdmagate.rpcrdma.server.RpcRdmaOptions rdmaOptions =
+                io.rdmagate.rpcrdma.server.RpcRdmaOptions.DEFAULT;
+        private io.rdmagate.vfs.memory.PoolLimits rdmaPool = io.rdmagate.vfs.memory.PoolLimits.DEFAULT;
 
         private Builder() {
         }
@@ -164,6 +174,20 @@ public final class NfsServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Also serves NFSv3 over RPC-over-RDMA (RFC 8267) on {@code device} at {@code port} (0: any,
+         * -1: none); READ and WRITE data move by RDMA Write and Read from a pool registered with
+         * that device.
+         */
+        public Builder rdma(io.rdmagate.rdma.RdmaDevice device, int port,
+                io.rdmagate.rpcrdma.server.RpcRdmaOptions options, io.rdmagate.vfs.memory.PoolLimits pool) {
+            this.rdmaDevice = device;
+            this.rdmaPort = port;
+            this.rdmaOptions = options;
+            this.rdmaPool = pool;
+            return this;
+        }
+
         public NfsServer start() throws IOException {
             NfsServer s = new NfsServer();
             try {
@@ -189,6 +213,9 @@ public final class NfsServer implements AutoCloseable {
         ConnectionAccounts accounts = new ConnectionAccounts(b.pool);
         RpcServer nfs = serve(b, "nfs", new Nfs3Program(b.exports, accounts, b.copies, b.maxIoSize), b.nfsPort, false);
         advertiser.advertise(Nfs3.PROGRAM, Nfs3.VERSION, "tcp", nfs.port());
+        if (b.rdmaDevice != null && b.rdmaPort >= 0) {
+            serveRdma(b);
+        }
         RpcServer mount = serve(b, "mount", new MountProgram(b.exports), b.mountPort, true);
         for (int v = Mount.LOW_VERSION; v <= Mount.VERSION; v++) {
             advertiser.advertise(Mount.PROGRAM, v, "tcp", mount.port());
@@ -205,6 +232,37 @@ public final class NfsServer implements AutoCloseable {
             advertiser.advertise(nlm.nsm().program(), 1, "tcp", m.port());
             advertiser.advertise(nlm.nsm().program(), 1, "udp", m.port());
         }
+    }
+
+    /**
+     * NFSv3 on RPC-over-RDMA: its own dispatcher and duplicate request cache, and a program whose
+     * READ payloads are leased from the RDMA server's registered pool (so SendTo writes them with
+     * no registration per I/O). The NFS upper-layer binding (RFC 8267 §2) is the program's payload
+     * marking: READ data and READLINK text go through XdrEncoder.writePayload, WRITE data arrives
+     * as the read chunk at its position.
+     */
+    private void serveRdma(Builder b) throws IOException {
+        RpcLimits l = b.limits;
+        io.rdmagate.oncrpc.server.DuplicateRequestCache drc = l.drcEntries() == 0 ? null
+                : new io.rdmagate.oncrpc.server.DuplicateRequestCache(l.drcEntries(), l.drcMaxAge(),
+                        l.drcChecksumBytes(), b.copies);
+        io.rdmagate.oncrpc.server.RpcDispatcher d = new io.rdmagate.oncrpc.server.RpcDispatcher(drc,
+                io.netty.buffer.ByteBufAllocator.DEFAULT);
+        io.rdmagate.rpcrdma.server.RpcRdmaServer s = io.rdmagate.rpcrdma.server.RpcRdmaServer.create(b.rdmaDevice, d,
+                b.rdmaOptions, b.rdmaPool);
+        d.register(new Nfs3Program(b.exports, new ConnectionAccounts(s.pool()), b.copies, b.maxIoSize));
+        try {
+            s.listen(new InetSocketAddress(b.address, b.rdmaPort));
+        } catch (io.rdmagate.rdma.RdmaException e) {
+            throw new IOException("NFS over RDMA cannot listen on port " + b.rdmaPort, e);
+        }
+        rdma = s;
+        listeners.add(new Listener("nfs-rdma", s.localAddress()));
+    }
+
+    /** The RPC-over-RDMA server, or null when not serving RDMA. */
+    public io.rdmagate.rpcrdma.server.RpcRdmaServer rdmaServer() {
+        return rdma;
     }
 
     private RpcServer serve(Builder b, String protocol, RpcProgram program, int port, boolean udp) throws IOException {

@@ -1,0 +1,59 @@
+package io.rdmagate.rpcrdma.server;
+
+import io.rdmagate.rdma.Access;
+import io.rdmagate.rdma.MemoryRegion;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+
+/** A slab registration of the server's pool: itself, so the server knows its own keys. */
+record OwnedRegion(MemoryRegion region, Set<MemoryRegion> owners) implements MemoryRegion {
+    OwnedRegion {
+        owners.add(region);
+    }
+
+    @Override
+    public int lkey() {
+        return region.lkey();
+    }
+
+    @Override
+    public int rkey() {
+        return region.rkey();
+    }
+
+    @Override
+    public long address() {
+        return region.address();
+    }
+
+    @Override
+    public long length() {
+        return region.length();
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return region.segment();
+    }
+
+    @Override
+    public Set<Access> access() {
+        return region.access();
+    }
+
+    @Override
+    public boolean isValid() {
+        return region.isValid();
+    }
+
+    @Override
+    public void invalidate() {
+        region.invalidate();
+    }
+
+    @Override
+    public void close() {
+        owners.remove(region);
+        region.close();
+    }
+}

@@ -1,0 +1,272 @@
+package io.rdmagate.rpcrdma.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.rdmagate.oncrpc.xdr.PayloadByteBuf;
+import io.rdmagate.oncrpc.xdr.XdrMessage;
+import io.rdmagate.rdma.MemoryRegion;
+import io.rdmagate.rdma.SendWr;
+import io.rdmagate.rdma.Sge;
+import io.rdmagate.rdma.WorkCompletion;
+import io.rdmagate.rpcrdma.header.RpcRdma;
+import io.rdmagate.rpcrdma.header.TransportHeader;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.memory.IoMemory;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The receive direction of a connection, as svcrdma's svc_rdma_recvfrom.c.
+ *
+ * <p>Operation: a receive completion names its buffer. The transport header is decoded in place
+ * ({@link TransportHeader}, every chunk list checked against the limits before anything is
+ * posted). A header refused with ERR_VERS or ERR_CHUNK is answered with RDMA_ERROR (RFC 8166 §5)
+ * and its buffer re-posted; a dropped one is only re-posted. For read chunks, one buffer per
+ * segment is leased from the connection's account of the I/O pool (registered with this
+ * connection's protection domain) and an RDMA Read pulls the segment into it, at most ORD reads
+ * outstanding. When the last read completes the call is put together as a composite view, never
+ * copied: the inline bytes before the chunk's position (a slice of the receive buffer), the chunk
+ * buffers, the chunk's XDR roundup (RFC 8166 §3.4.6: the requester leaves it out), the inline bytes
+ * after the position; for RDMA_NOMSG (RFC 8166 §3.5.3) the position-zero chunk alone is the
+ * call. The call runs through the oncrpc dispatcher on a virtual thread; the header is then
+ * copied aside (it names the reply's chunks), the receive re-posted, and {@link SendTo} sends
+ * the reply.
+ */
+final class RecvFrom {
+    private static final Logger LOG = LoggerFactory.getLogger(RecvFrom.class);
+    private static final ByteBuf ZEROS = Unpooled.unreleasableBuffer(Unpooled.directBuffer(4).writeZero(4));
+
+    private final ServerConnection conn;
+    private final TransportHeader[] headers;
+    private final TransportHeader[] replyHeaders;
+    private final ArrayDeque<SendWr> readQueue = new ArrayDeque<>();
+    private final java.util.Map<Long, PendingCall> readOwners = new java.util.HashMap<>();
+    private int readsOutstanding;
+
+    RecvFrom(ServerConnection conn) {
+        this.conn = conn;
+        this.headers = new TransportHeader[conn.receiveCount()];
+        this.replyHeaders = new TransportHeader[conn.receiveCount()];
+        for (int k = 0; k < headers.length; k++) {
+            headers[k] = new TransportHeader(conn.server.options().limits());
+            replyHeaders[k] = new TransportHeader(conn.server.options().limits());
+        }
+    }
+
+    /** Runs on the receive completion queue's thread. */
+    void received(int slot, int length) {
+        if (!conn.callStarted()) {
+            return;
+        }
+        TransportHeader h = headers[slot];
+        MemorySegment buf = conn.receiveBuffer(slot);
+        TransportHeader.Verdict v = h.decodeCall(buf, length);
+        switch (v) {
+            case DROP -> {
+                LOG.debug("connection {}: dropped a message: {}", conn.id(), h.reason());
+                done(slot);
+            }
+            case ERR_VERS, ERR_CHUNK -> {
+                LOG.debug("connection {}: RDMA_ERROR for xid {}: {}", conn.id(), Integer.toHexString(h.xid()), h.reason());
+                int xid = h.xid();
+                conn.postReceive(slot);
+                conn.creditReturned();
+                conn.sendTo.error(xid, v == TransportHeader.Verdict.ERR_VERS ? RpcRdma.ERR_VERS : RpcRdma.ERR_CHUNK);
+                conn.callFinished();
+            }
+            case OK -> {
+                if (h.readSegmentCount() == 0) {
+                    ByteBuf call = inline(buf, h, 0, h.bodyLength());
+                    conn.server.executor().execute(() -> dispatch(slot, call));
+                } else {
+                    readChunks(slot, h);
+                }
+            }
+        }
+    }
+
+    private void done(int slot) {
+        conn.postReceive(slot);
+        conn.creditReturned();
+        conn.callFinished();
+    }
+
+    private static ByteBuf inline(MemorySegment buf, TransportHeader h, int from, int to) {
+        return Unpooled.wrappedBuffer(buf.asSlice(h.headerLength() + from, to - from).asByteBuffer());
+    }
+
+    /** A call whose read chunks are being pulled. */
+    private final class PendingCall implements ServerConnection.WorkContext {
+        final int slot;
+        final IoMemory[] leases;
+        int remaining;
+        boolean failed;
+
+        PendingCall(int slot, int segments) {
+            this.slot = slot;
+            this.leases = new IoMemory[segments];
+            this.remaining = segments;
+        }
+
+        @Override
+        public void completed(WorkCompletion wc) {
+            boolean ready;
+            synchronized (RecvFrom.this) {
+                readOwners.remove(wc.wrId());
+                readsOutstanding--;
+                remaining--;
+                ready = remaining == 0 && !failed;
+            }
+            postQueuedReads();
+            if (ready) {
+                ByteBuf call = assemble(this);
+                conn.server.executor().execute(() -> dispatch(slot, call));
+            }
+        }
+
+        @Override
+        public void abandoned() {
+            boolean last;
+            synchronized (RecvFrom.this) {
+                readsOutstanding--;
+                last = !failed;
+                failed = true;
+            }
+            if (last) {
+                release();
+                conn.creditReturned();
+                conn.callFinished();
+            }
+        }
+
+        void release() {
+            for (int k = 0; k < leases.length; k++) {
+                if (leases[k] != null) {
+                    leases[k].release();
+                    leases[k] = null;
+                }
+            }
+        }
+    }
+
+    /** Leases sinks and queues one RDMA Read per segment; all limits were checked by the decoder. */
+    private void readChunks(int slot, TransportHeader h) {
+        int n = h.readSegmentCount();
+        PendingCall pc = new PendingCall(slot, n);
+        try {
+            for (int k = 0; k < n; k++) {
+                pc.leases[k] = conn.account.lease(h.readLength(k));
+            }
+        } catch (VfsException e) {
+            // no memory for the chunks now: drop the call and the connection, as svcrdma does on
+            // ENOMEM; the client retransmits after reconnecting
+            LOG.info("connection {}: no I/O memory for {} read chunk bytes: {}", conn.id(), h.readBytes(), e.getMessage());
+            pc.release();
+            conn.creditReturned();
+            conn.close();
+            conn.callFinished();
+            return;
+        }
+        synchronized (this) {
+            for (int k = 0; k < n; k++) {
+                IoMemory m = pc.leases[k];
+                MemoryRegion mr = (MemoryRegion) m.registration();
+                long wrId = conn.nextWrId();
+                readQueue.add(SendWr.read(wrId, h.readOffset(k), h.readHandle(k),
+                        new Sge(m.segment().address(), (int) m.length(), mr.lkey())));
+                readOwners.put(wrId, pc);
+            }
+        }
+        postQueuedReads();
+    }
+
+    /** Posts queued reads while fewer than ORD are outstanding (the ORD negotiated at connect). */
+    private void postQueuedReads() {
+        while (true) {
+            SendWr wr;
+            PendingCall owner;
+            synchronized (this) {
+                if (readQueue.isEmpty() || readsOutstanding >= Math.max(1, conn.qp.outboundReads())) {
+                    return;
+                }
+                wr = readQueue.poll();
+                owner = readOwners.get(wr.wrId());
+                readsOutstanding++;
+            }
+            if (owner == null || !conn.post(wr, owner)) {
+                return;
+            }
+        }
+    }
+
+    /** The connection is going away: calls waiting for reads give up their leases. */
+    void abandonAll() {
+        java.util.List<PendingCall> owners;
+        synchronized (this) {
+            owners = new java.util.ArrayList<>(new java.util.LinkedHashSet<>(readOwners.values()));
+            readOwners.clear();
+            readQueue.clear();
+        }
+        for (PendingCall pc : owners) {
+            pc.abandoned();
+        }
+    }
+
+    /** The call as one composite view over the receive buffer and the chunk buffers. */
+    private ByteBuf assemble(PendingCall pc) {
+        TransportHeader h = headers[pc.slot];
+        int n = pc.leases.length;
+        ByteBuf[] parts = new ByteBuf[n + 3];
+        int p = 0;
+        long chunkBytes = h.readBytes();
+        boolean nomsg = h.proc() == RpcRdma.RDMA_NOMSG;
+        int position = nomsg ? 0 : h.readPosition(0);
+        if (!nomsg && position > 0) {
+            parts[p++] = inline(conn.receiveBuffer(pc.slot), h, 0, position);
+        }
+        for (int k = 0; k < n; k++) {
+            parts[p++] = PayloadByteBuf.wrap(pc.leases[k]);
+            pc.leases[k] = null;
+        }
+        if (!nomsg) {
+            int pad = (int) (-chunkBytes & 3);
+            if (pad > 0) {
+                parts[p++] = ZEROS.slice(0, pad); // RFC 8166 §3.4.6: XDR roundup of the chunk
+            }
+            if (h.bodyLength() > position) {
+                parts[p++] = inline(conn.receiveBuffer(pc.slot), h, position, h.bodyLength());
+            }
+        }
+        return Unpooled.wrappedUnmodifiableBuffer(java.util.Arrays.copyOf(parts, p));
+    }
+
+    /** Runs on a virtual thread: the dispatcher, then the reply. */
+    private void dispatch(int slot, ByteBuf call) {
+        XdrMessage reply = null;
+        try {
+            reply = conn.server.dispatcher().dispatch(call, conn.connection);
+        } catch (Throwable t) {
+            LOG.warn("dispatch on RDMA connection {} failed", conn.id(), t);
+        } finally {
+            call.release();
+        }
+        // the reply's chunks are named by the call's header: keep a copy, re-post the receive
+        TransportHeader copy = replyHeaders[slot];
+        headers[slot].copyTo(copy, conn.headerCopies[slot]);
+        conn.postReceive(slot);
+        conn.creditReturned();
+        try {
+            if (reply != null) {
+                if (conn.isClosed()) {
+                    reply.release();
+                } else {
+                    conn.sendTo.reply(copy, reply);
+                }
+            }
+        } finally {
+            conn.callFinished();
+        }
+    }
+}

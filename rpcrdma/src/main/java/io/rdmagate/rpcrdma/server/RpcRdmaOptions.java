@@ -1,0 +1,27 @@
+package io.rdmagate.rpcrdma.server;
+
+import io.rdmagate.rpcrdma.header.RpcRdmaLimits;
+
+/**
+ * What an RPC-over-RDMA server grants and accepts; defaults like Linux svcrdma.
+ *
+ * @param credits       requests a client may have outstanding (RFC 8166 §3.3.1); svcrdma grants 64
+ * @param inlineReceive largest inline call the server receives, advertised in its private data
+ *                      (RFC 8797 §3.1); svcrdma's 4 KiB
+ * @param inlineSend    largest inline reply the server sends, further bounded by what the client
+ *                      advertises it can receive (1024 bytes when it advertises nothing)
+ * @param limits        chunk list limits every call header is checked against
+ */
+public record RpcRdmaOptions(int credits, int inlineReceive, int inlineSend, RpcRdmaLimits limits) {
+    public static final RpcRdmaOptions DEFAULT = new RpcRdmaOptions(64, 4096, 4096, RpcRdmaLimits.DEFAULT);
+
+    public RpcRdmaOptions {
+        if (credits < 1 || credits > 4096) {
+            throw new IllegalArgumentException("credits " + credits + " outside 1..4096");
+        }
+        if (inlineReceive < 1024 || inlineReceive > 256 << 10 || (inlineReceive & 1023) != 0
+                || inlineSend < 1024 || inlineSend > 256 << 10 || (inlineSend & 1023) != 0) {
+            throw new IllegalArgumentException("inline sizes must be multiples of 1 KiB in [1 KiB, 256 KiB]");
+        }
+    }
+}

@@ -1,0 +1,320 @@
+package io.rdmagate.rpcrdma.server;
+
+import io.rdmagate.oncrpc.server.Connection;
+import io.rdmagate.rdma.Access;
+import io.rdmagate.rdma.CompletionQueue;
+import io.rdmagate.rdma.MemoryRegion;
+import io.rdmagate.rdma.QueuePair;
+import io.rdmagate.rdma.RdmaException;
+import io.rdmagate.rdma.RecvWr;
+import io.rdmagate.rdma.SendWr;
+import io.rdmagate.rdma.WorkCompletion;
+import io.rdmagate.rpcrdma.header.ConnectPrivateData;
+import io.rdmagate.vfs.memory.IoMemoryPool;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One accepted RPC-over-RDMA connection: its queue pair, receive and send buffers (registered
+ * once, for the life of the connection), its I/O pool account, and the work requests in flight.
+ *
+ * <p>Credits (RFC 8166 §3.3.1): {@code credits + 1} receives are posted before the client learns
+ * of the accept; the spare one lets a client that exceeds its credits be seen here and
+ * disconnected rather than fault the queue pair. The credit value granted in each reply is what
+ * the posted receives cover: it drops when a receive could not be re-posted.
+ *
+ * <p>Every work request's context sits in a table under its wrId; whoever removes it (its
+ * completion, or the disconnect) releases what it holds, exactly once. The buffers are freed when
+ * the connection is closed and no call is being dispatched any more.
+ */
+final class ServerConnection {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
+    private static final AtomicLong IDS = new AtomicLong(1L << 40);
+
+    final RpcRdmaServer server;
+    final ConnectPrivateData peer;
+    final int credits;
+    /** The largest inline reply: ours, bounded by what the client can receive (RFC 8797 §3.1). */
+    final int inlineSend;
+    final IoMemoryPool.Account account;
+    final RecvFrom recvFrom;
+    final SendTo sendTo;
+    final Semaphore sendSlots;
+    final int maxSge;
+    private final Arena arena = Arena.ofShared();
+    private final MemoryRegion recvRegion;
+    private final MemoryRegion sendRegion;
+    private final MemorySegment[] receiveBuffers;
+    final MemorySegment[] headerCopies;
+    private final BlockingQueue<Integer> freeSendBuffers;
+    private final MemorySegment[] sendBuffers;
+    private final Map<Long, WorkContext> inFlightWork = new ConcurrentHashMap<>();
+    private final AtomicLong wrIds = new AtomicLong(1);
+    private final AtomicInteger calls = new AtomicInteger();
+    private final AtomicInteger busy = new AtomicInteger();
+    private final AtomicInteger postedReceives = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean freed = new AtomicBoolean();
+    volatile QueuePair qp;
+    volatile Connection connection;
+    CompletionQueue sendCq;
+    CompletionQueue recvCq;
+
+    /** What a posted work request holds until it completes. */
+    interface WorkContext {
+        /** Its completion: ok or not; called once. */
+        void completed(WorkCompletion wc);
+
+        /** The connection went away before it completed. */
+        void abandoned();
+    }
+
+    ServerConnection(RpcRdmaServer server, ConnectPrivateData peer) throws RdmaException {
+        this.server = server;
+        this.peer = peer;
+        RpcRdmaOptions o = server.options();
+        this.credits = o.credits();
+        this.inlineSend = Math.min(o.inlineSend(), peer.receiveSize());
+        this.maxSge = Math.min(server.device().limits().maxSge(), 16);
+        int receives = credits + 1;
+        int sends = credits + 4;
+        MemorySegment recv = arena.allocate((long) receives * o.inlineReceive(), 4096);
+        MemorySegment send = arena.allocate((long) sends * o.inlineSend(), 4096);
+        this.recvRegion = server.pd().register(recv, EnumSet.of(Access.LOCAL_WRITE));
+        this.sendRegion = server.pd().register(send, EnumSet.of(Access.LOCAL_WRITE));
+        this.receiveBuffers = new MemorySegment[receives];
+        this.headerCopies = new MemorySegment[receives];
+        for (int k = 0; k < receives; k++) {
+            receiveBuffers[k] = recv.asSlice((long) k * o.inlineReceive(), o.inlineReceive());
+            headerCopies[k] = arena.allocate(o.inlineReceive(), 8);
+        }
+        this.sendBuffers = new MemorySegment[sends];
+        this.freeSendBuffers = new ArrayBlockingQueue<>(sends);
+        for (int k = 0; k < sends; k++) {
+            sendBuffers[k] = send.asSlice((long) k * o.inlineSend(), o.inlineSend());
+            freeSendBuffers.add(k);
+        }
+        this.sendSlots = new Semaphore(server.maxSendWr());
+        this.account = server.pool().account("rdma:" + IDS.get());
+        this.recvFrom = new RecvFrom(this);
+        this.sendTo = new SendTo(this);
+    }
+
+    long id() {
+        return connection == null ? 0 : connection.id();
+    }
+
+    static long nextId() {
+        return IDS.incrementAndGet();
+    }
+
+    int receiveCount() {
+        return receiveBuffers.length;
+    }
+
+    MemorySegment receiveBuffer(int k) {
+        return receiveBuffers[k];
+    }
+
+    /** Posts the receive of buffer {@code k} (RFC 8166 §3.3.1: credits need posted receives). */
+    void postReceive(int k) {
+        if (closed.get()) {
+            return;
+        }
+        try {
+            qp.postReceive(RecvWr.of(k, recvRegion.sge(k * (long) server.options().inlineReceive(),
+                    server.options().inlineReceive())));
+            postedReceives.incrementAndGet();
+        } catch (RdmaException e) {
+            LOG.debug("connection {}: receive not re-posted: {}", id(), e.getMessage());
+        }
+    }
+
+    /** A receive completed: it is not posted any more. */
+    void receiveTaken() {
+        postedReceives.decrementAndGet();
+    }
+
+    /**
+     * The credit value to grant now (RFC 8166 §3.3.1): the configured credits while every receive
+     * is posted or in use by a call that will re-post it, fewer when re-posting failed.
+     */
+    int grantedCredits() {
+        int covered = postedReceives.get() + calls.get() - 1;
+        return Math.max(1, Math.min(credits, covered));
+    }
+
+    /**
+     * A call arrived; false (and the connection is closing) when it exceeds the credits granted.
+     * It holds a credit until {@link #creditReturned} (just before its reply is posted) and keeps
+     * the connection's buffers alive until {@link #callFinished}.
+     */
+    boolean callStarted() {
+        busy.incrementAndGet();
+        int n = calls.incrementAndGet();
+        if (n > credits) {
+            LOG.info("connection {} from {}: {} calls outstanding, more than the {} credits granted; disconnecting",
+                    id(), connection == null ? "?" : connection.peer(), n, credits);
+            calls.decrementAndGet();
+            close();
+            callFinished();
+            return false;
+        }
+        return true;
+    }
+
+    void creditReturned() {
+        calls.decrementAndGet();
+    }
+
+    void callFinished() {
+        busy.decrementAndGet();
+        freeIfDone();
+    }
+
+    int callsInFlight() {
+        return calls.get();
+    }
+
+    int sendBufferIndex() throws InterruptedException {
+        Integer k = freeSendBuffers.poll(30, TimeUnit.SECONDS);
+        if (k == null) {
+            throw new IllegalStateException("no send buffer within 30 s");
+        }
+        return k;
+    }
+
+    MemorySegment sendBuffer(int k) {
+        return sendBuffers[k];
+    }
+
+    long sendBufferAddress(int k) {
+        return sendBuffers[k].address();
+    }
+
+    int sendLkey() {
+        return sendRegion.lkey();
+    }
+
+    void returnSendBuffer(int k) {
+        freeSendBuffers.add(k);
+    }
+
+    /** Posts a work request whose completion goes to {@code ctx}; false when the connection is gone. */
+    boolean post(SendWr wr, WorkContext ctx) {
+        if (closed.get()) {
+            ctx.abandoned();
+            return false;
+        }
+        try {
+            if (!sendSlots.tryAcquire(30, TimeUnit.SECONDS)) {
+                throw new RdmaException("send queue stayed full for 30 s");
+            }
+        } catch (InterruptedException | RdmaException e) {
+            ctx.abandoned();
+            close();
+            return false;
+        }
+        long id = wr.wrId();
+        inFlightWork.put(id, ctx);
+        try {
+            qp.postSend(wr);
+            return true;
+        } catch (RdmaException e) {
+            LOG.debug("connection {}: post failed: {}", id(), e.getMessage());
+            sendSlots.release();
+            if (inFlightWork.remove(id) != null) {
+                ctx.abandoned();
+            }
+            close();
+            return false;
+        }
+    }
+
+    long nextWrId() {
+        return wrIds.getAndIncrement();
+    }
+
+    void onSendCompletion(WorkCompletion wc) {
+        sendSlots.release();
+        WorkContext ctx = inFlightWork.remove(wc.wrId());
+        if (!wc.ok()) {
+            if (!closed.get()) {
+                LOG.debug("connection {}: {} failed: {}", id(), wc.kind(), wc.status());
+            }
+            if (ctx != null) {
+                ctx.abandoned();
+            }
+            close();
+            return;
+        }
+        if (ctx != null) {
+            ctx.completed(wc);
+        }
+    }
+
+    void onRecvCompletion(WorkCompletion wc) {
+        receiveTaken();
+        if (!wc.ok()) {
+            close();
+            return;
+        }
+        try {
+            recvFrom.received((int) wc.wrId(), (int) wc.byteLength());
+        } catch (RuntimeException e) {
+            LOG.warn("connection {}: receive handling failed; disconnecting", id(), e);
+            close();
+        }
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Disconnects (idempotent); what was in flight is released now or when its call ends. */
+    void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        QueuePair q = qp;
+        if (q != null) {
+            q.disconnect();
+        }
+        for (Long id : inFlightWork.keySet()) {
+            WorkContext ctx = inFlightWork.remove(id);
+            if (ctx != null) {
+                ctx.abandoned();
+            }
+        }
+        recvFrom.abandonAll();
+        server.connectionClosed(this);
+        freeIfDone();
+    }
+
+    private void freeIfDone() {
+        if (!closed.get() || busy.get() > 0 || !freed.compareAndSet(false, true)) {
+            return;
+        }
+        if (sendCq != null) {
+            sendCq.close();
+        }
+        if (recvCq != null) {
+            recvCq.close();
+        }
+        recvRegion.close();
+        sendRegion.close();
+        arena.close();
+    }
+}

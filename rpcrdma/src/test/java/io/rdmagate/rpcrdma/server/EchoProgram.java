@@ -1,0 +1,105 @@
+package io.rdmagate.rpcrdma.server;
+
+import io.netty.buffer.ByteBuf;
+import io.rdmagate.oncrpc.server.RpcCall;
+import io.rdmagate.oncrpc.server.RpcProgram;
+import io.rdmagate.oncrpc.xdr.XdrEncoder;
+import io.rdmagate.oncrpc.xdr.XdrException;
+import io.rdmagate.oncrpc.xdr.XdrMessage;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.memory.IoMemory;
+import io.rdmagate.vfs.memory.IoMemoryPool;
+import java.util.function.Supplier;
+import java.util.zip.CRC32;
+
+/**
+ * A program for transport tests. PUT (1): opaque data → its length, CRC32 and how many buffers
+ * it arrived in. GET (2): count → count bytes of a pattern as a DDP-eligible payload leased from
+ * the pool. LONG (3): count → count bytes of a pattern inline (a long reply).
+ */
+final class EchoProgram implements RpcProgram {
+    static final int PROGRAM = 0x20000777;
+    static final int PUT = 1;
+    static final int GET = 2;
+    static final int LONG = 3;
+
+    private final Supplier<IoMemoryPool> pool;
+
+    EchoProgram(Supplier<IoMemoryPool> pool) {
+        this.pool = pool;
+    }
+
+    static byte pattern(long i) {
+        return (byte) (i * 31 + (i >>> 8));
+    }
+
+    @Override
+    public int program() {
+        return PROGRAM;
+    }
+
+    @Override
+    public String name() {
+        return "echo";
+    }
+
+    @Override
+    public int lowVersion() {
+        return 1;
+    }
+
+    @Override
+    public int highVersion() {
+        return 1;
+    }
+
+    @Override
+    public XdrMessage handle(RpcCall call) throws XdrException, io.rdmagate.oncrpc.server.RpcErrorException {
+        switch (call.procedure()) {
+            case PUT -> {
+                ByteBuf data = call.decoder().readOpaqueSlice(4 << 20);
+                try {
+                    CRC32 crc = new CRC32();
+                    for (java.nio.ByteBuffer b : data.nioBuffers()) {
+                        crc.update(b);
+                    }
+                    int trailer = call.decoder().readInt();
+                    XdrEncoder out = call.success();
+                    out.writeInt(data.readableBytes()).writeHyper(crc.getValue()).writeInt(data.nioBufferCount())
+                            .writeInt(trailer).writeBool(data.isDirect());
+                    return out.finish();
+                } finally {
+                    data.release();
+                }
+            }
+            case GET -> {
+                int n = call.decoder().readInt();
+                IoMemory m;
+                try {
+                    m = pool.get().account("echo").lease(Math.max(n, 1));
+                } catch (VfsException e) {
+                    throw new IllegalStateException(e);
+                }
+                m.shrink(n);
+                for (int i = 0; i < n; i++) {
+                    m.segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, pattern(i));
+                }
+                XdrEncoder out = call.success();
+                out.writePayload(m);
+                out.writeInt(0xfeedf00d);
+                return out.finish();
+            }
+            case LONG -> {
+                int n = call.decoder().readInt();
+                byte[] b = new byte[n];
+                for (int i = 0; i < n; i++) {
+                    b[i] = pattern(i);
+                }
+                XdrEncoder out = call.success();
+                out.writeOpaque(b);
+                return out.finish();
+            }
+            default -> throw io.rdmagate.oncrpc.server.RpcErrorException.procUnavailable(call.procedure());
+        }
+    }
+}
