@@ -8,6 +8,8 @@ import io.rdmagate.gateway.ProtocolService;
 import io.rdmagate.gateway.config.ExportConfig;
 import io.rdmagate.nfs.nlm.NlmService;
 import io.rdmagate.oncrpc.server.RpcLimits;
+import io.rdmagate.rdma.softiwarp.SoftIwarpDevice;
+import io.rdmagate.rpcrdma.server.RpcRdmaOptions;
 import io.rdmagate.vfs.VirtualFileSystem;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +32,8 @@ public final class NfsService implements ProtocolService {
 
     @Override
     public Set<ListenerKind> listeners() {
-        return Set.of(ListenerKind.RPCBIND, ListenerKind.NFS, ListenerKind.MOUNT, ListenerKind.NLM, ListenerKind.NSM);
+        return Set.of(ListenerKind.RPCBIND, ListenerKind.NFS, ListenerKind.NFS_RDMA, ListenerKind.MOUNT, ListenerKind.NLM,
+                ListenerKind.NSM);
     }
 
     @Override
@@ -54,7 +57,14 @@ public final class NfsService implements ProtocolService {
             case OFF, AUTO -> NfsServer.Rpcbind.OFF;
         };
         var limits = context.config().limits();
-        server = NfsServer.builder()
+        NfsServer.Builder builder = NfsServer.builder();
+        int rdmaPort = port(plan, ListenerKind.NFS_RDMA);
+        if (rdmaPort >= 0) {
+            // RPC-over-RDMA on the built-in software iWARP device: reachable from Linux siw clients
+            builder.rdma(new SoftIwarpDevice("siw0", SoftIwarpDevice.Options.DEFAULT), rdmaPort, RpcRdmaOptions.DEFAULT,
+                    limits.pool());
+        }
+        server = builder
                 .exports(new NfsExports(exports))
                 .pool(context.pool())
                 .payloadCopies(context.payloadCopies())
@@ -69,7 +79,8 @@ public final class NfsService implements ProtocolService {
                 .start();
         List<BoundListener> out = new ArrayList<>();
         for (NfsServer.Listener l : server.listeners()) {
-            out.add(new BoundListener(l.protocol(), "tcp", l.address()));
+            boolean rdma = l.protocol().equals("nfs-rdma");
+            out.add(new BoundListener(rdma ? "nfs" : l.protocol(), rdma ? "rdma (soft iWARP)" : "tcp", l.address()));
         }
         return out;
     }
