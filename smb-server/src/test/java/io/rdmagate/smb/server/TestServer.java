@@ -38,6 +38,10 @@ final class TestServer implements AutoCloseable {
     }
 
     TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll) throws Exception {
+        this(dir, state, signingRequired, encryptAll, 0);
+    }
+
+    TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port) throws Exception {
         this.dir = dir;
         this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
         this.pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
@@ -48,9 +52,9 @@ final class TestServer implements AutoCloseable {
                 List.of(new SmbShare("data", vfs, "", false, false, false),
                         new SmbShare("secure", vfs, "", false, false, true),
                         new SmbShare("ro", vfs, "", true, false, false)),
-                List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 512, 64,
+                List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
                 Duration.ofMillis(200), pool, copies);
-        this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), 0);
+        this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port);
     }
 
     int port() {

@@ -56,6 +56,9 @@ public final class Create implements Command {
         if ((options & Smb2Create.FILE_OPEN_BY_FILE_ID) != 0) {
             throw new SmbException(NtStatus.NOT_SUPPORTED, "open by file id");
         }
+        if (req.name().startsWith("\\")) {
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "CREATE name with a leading backslash"); // 3.3.5.9
+        }
         List<String> comps = Files.split(req.name());
         VirtualFileSystem vfs = c.tree.share().vfs();
         Caller caller = c.session.caller();
@@ -128,6 +131,9 @@ public final class Create implements Command {
                 throw new SmbException(NtStatus.ACCESS_DENIED, "read-only share");
             }
             int dos = req.fileAttributes() & DosAttributes.STORED;
+            if ((options & Smb2Create.FILE_DIRECTORY_FILE) == 0) {
+                dos |= DosAttributes.ARCHIVE; // MS-FSA 2.1.5.1.1: a new file is marked for archiving
+            }
             SetAttributes attrs = SetAttributes.create();
             if (dos != 0) {
                 attrs.dosAttributes(dos);
@@ -155,7 +161,9 @@ public final class Create implements Command {
                 String.join("\\", comps));
         try {
             if (truncate) {
-                vfs.setattr(caller, node.handle(), SetAttributes.create().size(0));
+                // MS-FSA 2.1.5.1.2.1: overwrite and supersede mark the file for archiving
+                vfs.setattr(caller, node.handle(), SetAttributes.create().size(0)
+                        .dosAttributes((node.attributes().dosAttributes() & DosAttributes.STORED) | DosAttributes.ARCHIVE));
                 node = new Node(node.handle(), vfs.getattr(node.handle()));
             }
         } catch (VfsException e) {

@@ -25,6 +25,9 @@ import java.util.List;
  * STATUS_INVALID_DEVICE_REQUEST.
  */
 public final class Ioctl implements Command {
+    static final int FSCTL_GET_COMPRESSION = 0x0009003C;
+    static final int FSCTL_SET_COMPRESSION = 0x0009C040;
+
     @Override
     public Needs needs() {
         return Needs.TREE;
@@ -50,7 +53,12 @@ public final class Ioctl implements Command {
                     return;
                 }
             }
-            case Smb2Ioctl.FSCTL_QUERY_NETWORK_INTERFACE_INFO -> out = interfaces(c.conn);
+            case Smb2Ioctl.FSCTL_QUERY_NETWORK_INTERFACE_INFO -> {
+                if (!fid.isCompound()) {
+                    throw new SmbException(NtStatus.INVALID_PARAMETER, "FileId must be all ones"); // 3.3.5.15.11
+                }
+                out = interfaces(c.conn);
+            }
             case Smb2Ioctl.FSCTL_PIPE_TRANSCEIVE -> {
                 Open o = c.open(fid);
                 if (o.pipe() == null) {
@@ -64,6 +72,14 @@ public final class Ioctl implements Command {
                 }
             }
             case Smb2Ioctl.FSCTL_DFS_GET_REFERRALS -> throw new SmbException(NtStatus.FS_DRIVER_REQUIRED, "no DFS");
+            case FSCTL_GET_COMPRESSION -> {
+                c.open(fid);
+                out = new byte[2]; // MS-FSCC 2.3.12: COMPRESSION_FORMAT_NONE
+            }
+            case FSCTL_SET_COMPRESSION -> {
+                c.open(fid);
+                throw new SmbException(NtStatus.NOT_SUPPORTED, "files are not compressed");
+            }
             default -> throw new SmbException(NtStatus.INVALID_DEVICE_REQUEST,
                     "FSCTL 0x" + Integer.toHexString(req.ctlCode()));
         }

@@ -75,6 +75,11 @@ public final class QueryInfo implements Command {
 
     private static void file(Ctx c, Open o, int cls, ByteBuffer d, long max) throws SmbException, VfsException {
         int fixed = FileInfoEncoder.fixedSize(cls);
+        if (cls == FileInformationClass.FILE_ALL) {
+            fixed = 100; // MS-FSCC 2.4.2: everything before the name's characters
+        } else if (cls == FileInformationClass.FILE_STREAM) {
+            fixed = 24;
+        }
         if (fixed > 0 && max < fixed || fixed < 0 && max < 4) {
             throw new SmbException(NtStatus.INFO_LENGTH_MISMATCH, "OutputBufferLength " + max + " for class " + cls);
         }
@@ -125,10 +130,12 @@ public final class QueryInfo implements Command {
                     s.maxNameBytes(), "NTFS");
             case FileInformationClass.FS_SECTOR_SIZE -> FileInfoEncoder.fsSectorSize(d, 512);
             case FileInformationClass.FS_OBJECT_ID -> FileInfoEncoder.fsObjectId(d, c.server.serverGuid());
+            case FileInformationClass.FS_CONTROL -> d.put(new byte[48]); // MS-FSCC 2.5.2: no quotas tracked
+
             default -> throw new SmbException(NtStatus.INVALID_INFO_CLASS, "filesystem class " + cls);
         }
-        int fixed = d.position();
-        if (cls != FileInformationClass.FS_VOLUME && cls != FileInformationClass.FS_ATTRIBUTE && max < fixed) {
+        int fixed = cls == FileInformationClass.FS_VOLUME ? 18 : cls == FileInformationClass.FS_ATTRIBUTE ? 12 : d.position();
+        if (max < fixed) {
             throw new SmbException(NtStatus.INFO_LENGTH_MISMATCH, "OutputBufferLength " + max + " for fs class " + cls);
         }
     }

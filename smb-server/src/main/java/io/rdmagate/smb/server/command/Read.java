@@ -62,6 +62,10 @@ public final class Read implements Command {
             throw new SmbException(NtStatus.FILE_LOCK_CONFLICT, "range is locked");
         }
         if (len == 0) {
+            // 3.3.5.12: a 0-byte read succeeds unless the client asked for a minimum it cannot get
+            if (req.minimumCount() != 0) {
+                throw new SmbException(NtStatus.END_OF_FILE, "READ at " + req.offset());
+            }
             c.reply.length(Smb2Read.write(c.reply.body(16), 0));
             return;
         }
@@ -73,6 +77,7 @@ public final class Read implements Command {
             m.release();
             throw new SmbException(NtStatus.END_OF_FILE, "READ at " + req.offset());
         }
+        o.position = req.offset() + m.length(); // MS-FSA 2.1.5.2: CurrentByteOffset follows the read
         c.reply.length(Smb2Read.write(c.reply.body(16), (int) m.length()));
         c.reply.payload(m);
     }

@@ -72,6 +72,7 @@ public final class Write implements Command {
         } finally {
             mem.release();
         }
+        o.position = offset + r.count(); // MS-FSA 2.1.5.3: CurrentByteOffset follows the write
         c.server.watchers().modified(o);
         c.reply.length(Smb2Write.write(c.reply.body(16), r.count()));
     }
