@@ -140,8 +140,13 @@ public final class SessionSetup implements Command {
                 int cipher = conn.cipherId;
                 Smb2Kdf.Keys k = Smb2Kdf.serverKeys(key, is311, is311 ? s.preauth.value() : null,
                         cipher == 0 ? 128 : Smb2Cipher.keyBits(cipher));
-                s.setSigner(is311 && conn.signingAlgorithm == NegotiateContext.SIGNING_AES_GMAC
-                        ? Smb2Signer.aesGmac(k.signing()) : Smb2Signer.aesCmac(k.signing()));
+                // MS-SMB2 3.1.4.1: 3.1.1 signs with what SMB2_SIGNING_CAPABILITIES chose (AES-CMAC by default)
+                int algorithm = is311 ? conn.signingAlgorithm : NegotiateContext.SIGNING_AES_CMAC;
+                s.setSigner(switch (algorithm) {
+                    case NegotiateContext.SIGNING_AES_GMAC -> Smb2Signer.aesGmac(k.signing());
+                    case NegotiateContext.SIGNING_HMAC_SHA256 -> Smb2Signer.hmacSha256(k.signing());
+                    default -> Smb2Signer.aesCmac(k.signing());
+                });
                 if (cipher != 0) {
                     s.encryptor = new Smb2Cipher(cipher, k.encryption(), c.server.random());
                     s.decryptor = new Smb2Cipher(cipher, k.decryption(), c.server.random());
