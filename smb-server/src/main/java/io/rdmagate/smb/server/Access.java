@@ -1,0 +1,57 @@
+package io.rdmagate.smb.server;
+
+/** Access mask bits (MS-SMB2 2.2.13.1.1) and their generic mapping (MS-FSA 2.1.5.1.2.1). */
+public final class Access {
+    public static final int FILE_READ_DATA = 0x1;
+    public static final int FILE_WRITE_DATA = 0x2;
+    public static final int FILE_APPEND_DATA = 0x4;
+    public static final int FILE_READ_EA = 0x8;
+    public static final int FILE_WRITE_EA = 0x10;
+    public static final int FILE_EXECUTE = 0x20;
+    public static final int FILE_DELETE_CHILD = 0x40;
+    public static final int FILE_READ_ATTRIBUTES = 0x80;
+    public static final int FILE_WRITE_ATTRIBUTES = 0x100;
+    public static final int DELETE = 0x10000;
+    public static final int READ_CONTROL = 0x20000;
+    public static final int WRITE_DAC = 0x40000;
+    public static final int WRITE_OWNER = 0x80000;
+    public static final int SYNCHRONIZE = 0x100000;
+    public static final int ACCESS_SYSTEM_SECURITY = 0x1000000;
+    public static final int MAXIMUM_ALLOWED = 0x2000000;
+    public static final int GENERIC_ALL = 0x10000000;
+    public static final int GENERIC_EXECUTE = 0x20000000;
+    public static final int GENERIC_WRITE = 0x40000000;
+    public static final int GENERIC_READ = 0x80000000;
+
+    public static final int FILE_ALL_ACCESS = 0x001F01FF;
+    public static final int FILE_GENERIC_READ = 0x00120089;
+    public static final int FILE_GENERIC_WRITE = 0x00120116;
+    public static final int FILE_GENERIC_EXECUTE = 0x001200A0;
+    public static final int WRITE_BITS = FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES
+            | DELETE | FILE_DELETE_CHILD | WRITE_DAC | WRITE_OWNER;
+    public static final int READ_ONLY_MAXIMAL = FILE_GENERIC_READ | FILE_GENERIC_EXECUTE;
+
+    private Access() {
+    }
+
+    /** MS-FSA 2.1.5.1.2.1: replaces GENERIC_* bits by the file-specific rights they stand for. */
+    public static int map(int desired, int maximal) {
+        int a = desired;
+        if ((a & GENERIC_READ) != 0) {
+            a |= FILE_GENERIC_READ;
+        }
+        if ((a & GENERIC_WRITE) != 0) {
+            a |= FILE_GENERIC_WRITE;
+        }
+        if ((a & GENERIC_EXECUTE) != 0) {
+            a |= FILE_GENERIC_EXECUTE;
+        }
+        if ((a & GENERIC_ALL) != 0) {
+            a |= FILE_ALL_ACCESS;
+        }
+        if ((a & MAXIMUM_ALLOWED) != 0) {
+            a |= maximal;
+        }
+        return a & ~(GENERIC_READ | GENERIC_WRITE | GENERIC_EXECUTE | GENERIC_ALL | MAXIMUM_ALLOWED);
+    }
+}

@@ -1,0 +1,26 @@
+package io.rdmagate.smb.server;
+
+import io.rdmagate.vfs.FileHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What all opens of one file share (MS-SMB2 3.3.1.10 / MS-FSA 2.1.1.4 Stream): the opens, for
+ * share-mode checks, and the delete-pending flag. Guarded by the {@link OpenTable}'s monitor.
+ */
+final class FileState {
+    final int volumeId;
+    final long fileId;
+    final List<Open> opens = new ArrayList<>();
+    boolean deletePending;
+    /** Where the file is now: parent directory and name (rename moves it). */
+    FileHandle parent;
+    String name;
+
+    FileState(int volumeId, long fileId, FileHandle parent, String name) {
+        this.volumeId = volumeId;
+        this.fileId = fileId;
+        this.parent = parent;
+        this.name = name;
+    }
+}

@@ -1,0 +1,99 @@
+package io.rdmagate.smb.server;
+
+import io.rdmagate.smb.msfscc.FileInfo;
+import io.rdmagate.smb.mssmb2.FileId;
+import io.rdmagate.vfs.FileHandle;
+import io.rdmagate.vfs.VirtualFileSystem;
+import io.rdmagate.vfs.lock.LockOwner;
+import java.util.List;
+
+/** One open (MS-SMB2 3.3.1.10): a file or directory of a tree, or a named pipe of IPC$. */
+public final class Open {
+    private final FileId fileId;
+    final SmbSession session;
+    private final TreeConnect tree;
+    private final FileHandle handle;
+    private final boolean directory;
+    private final int access;
+    final int shareAccess;
+    private final LockOwner lockOwner;
+    /** The file's state shared by all its opens; null for pipes. */
+    final FileState file;
+    private final NamedPipe pipe;
+    public volatile boolean deleteOnClose;
+    /** The share-relative path with '\' separators, "" for the share root. */
+    public volatile String path;
+    public volatile long position;
+    public volatile int mode;
+    /** QUERY_DIRECTORY state (MS-SMB2 3.3.1.10 enumeration); guarded by this open's monitor. */
+    public List<DirEntry> listing;
+    public int listingPos;
+
+    Open(FileId fileId, SmbSession session, TreeConnect tree, FileHandle handle, boolean directory, int access,
+            int shareAccess, FileState file, NamedPipe pipe, String path) {
+        this.fileId = fileId;
+        this.session = session;
+        this.tree = tree;
+        this.handle = handle;
+        this.directory = directory;
+        this.access = access;
+        this.shareAccess = shareAccess;
+        this.file = file;
+        this.pipe = pipe;
+        this.path = path;
+        this.lockOwner = new LockOwner("smb:open:" + Long.toUnsignedString(fileId.volatileId()),
+                "smb:session:" + Long.toUnsignedString(session.id), 0, new byte[0]);
+    }
+
+    public FileId fileId() {
+        return fileId;
+    }
+
+    public boolean can(int bits) {
+        return (access & bits) != 0;
+    }
+
+    public int access() {
+        return access;
+    }
+
+    public NamedPipe pipe() {
+        return pipe;
+    }
+
+    public FileHandle handle() {
+        return handle;
+    }
+
+    public boolean directory() {
+        return directory;
+    }
+
+    public TreeConnect tree() {
+        return tree;
+    }
+
+    public VirtualFileSystem vfs() {
+        return tree.share().vfs();
+    }
+
+    public LockOwner lockOwner() {
+        return lockOwner;
+    }
+
+    /** The directory the file is in now (null for pipes). */
+    public FileHandle parentHandle() {
+        return file == null ? null : file.parent;
+    }
+
+    public String name() {
+        return file == null ? path : file.name;
+    }
+
+    public boolean deletePending() {
+        return file != null && file.deletePending;
+    }
+
+    public record DirEntry(String name, FileInfo info) {
+    }
+}

@@ -1,0 +1,570 @@
+package io.rdmagate.smb.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.mssmb2.Smb2Command;
+import io.rdmagate.smb.mssmb2.Smb2Compound;
+import io.rdmagate.smb.mssmb2.Smb2DecodeException;
+import io.rdmagate.smb.mssmb2.Smb2Dialect;
+import io.rdmagate.smb.mssmb2.Smb2Error;
+import io.rdmagate.smb.mssmb2.Smb2Header;
+import io.rdmagate.smb.mssmb2.TransformHeader;
+import io.rdmagate.smb.mssmb2.Wire;
+import io.rdmagate.smb.mssmb2.crypto.PreauthIntegrity;
+import io.rdmagate.smb.mssmb2.crypto.Smb2Cipher;
+import io.rdmagate.smb.mssmb2.crypto.Smb2Signer;
+import io.rdmagate.vfs.VfsException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection (MS-SMB2 3.3.1.7) and its request processing.
+ *
+ * <p>Operation: the event loop hands each NetBIOS frame to {@link #channelRead}, which starts a
+ * virtual thread for it (reading pauses while {@code maxInFlight} frames are in progress). The
+ * thread decrypts a transform message (3.3.5.2.1), splits the compound (3.3.5.2.7), and for each
+ * message checks the session (3.3.5.2.9), the signature (3.3.5.2.4), encryption requirements and
+ * the tree (3.3.5.2.11), runs the command's handler, and writes the response header with the
+ * credits granted. The responses of one compound go out in one frame, each signed (3.3.4.1.1),
+ * the whole encrypted when the session or share asks (3.3.4.1.4). A READ payload is its own buffer
+ * in the outgoing composite and is released when Netty has written it.
+ */
+public final class SmbConnection extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(SmbConnection.class);
+    private static final int MAX_COMPOUND = 64;
+
+    final SmbServer server;
+    private Channel channel;
+    private InetAddress client;
+    private InetSocketAddress local;
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    // MS-SMB2 3.3.1.7
+    public volatile int dialect;
+    public volatile boolean negotiated;
+    volatile boolean smb1Upgraded;
+    public volatile byte[] clientGuid = new byte[16];
+    public volatile int clientCapabilities;
+    public volatile int clientSecurityMode;
+    public volatile int serverCapabilities;
+    public volatile int serverSecurityMode;
+    public volatile int cipherId;
+    public volatile int signingAlgorithm = -1;
+    public volatile List<Integer> clientDialects = List.of();
+    public final PreauthIntegrity preauth = new PreauthIntegrity();
+    public final Map<Long, SmbSession> sessions = new ConcurrentHashMap<>();
+    private final Object creditLock = new Object();
+    private int credits = 1;
+    final Map<Long, AsyncOp> async = new ConcurrentHashMap<>();
+    private final AtomicLong nextAsyncId = new AtomicLong(1);
+
+    SmbConnection(SmbServer server) {
+        this.server = server;
+    }
+
+    public InetAddress client() {
+        return client;
+    }
+
+    public InetSocketAddress local() {
+        return local;
+    }
+
+    private io.rdmagate.vfs.memory.IoMemoryPool.Account memory;
+
+    /** This connection's account of the I/O memory pool. */
+    public io.rdmagate.vfs.memory.IoMemoryPool.Account memory() {
+        return memory;
+    }
+
+    /** A new session in progress with a random, unused id (MS-SMB2 3.3.5.5.1). */
+    public SmbSession newSession() {
+        while (true) {
+            long id = server.random().nextLong();
+            if (id == 0 || id == -1 || sessions.containsKey(id)) {
+                continue;
+            }
+            SmbSession s = new SmbSession(id, preauth.copy());
+            if (sessions.putIfAbsent(id, s) == null) {
+                return s;
+            }
+        }
+    }
+
+    /** Forgets a session whose setup failed. */
+    public void dropSession(SmbSession s) {
+        if (sessions.remove(s.id) != null) {
+            server.logoff(s);
+        }
+    }
+
+    /** LOGOFF (MS-SMB2 3.3.5.6). */
+    public void logoff(SmbSession s) {
+        sessions.remove(s.id);
+        server.logoff(s);
+    }
+
+    public int dialect() {
+        return dialect;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        InetSocketAddress r = (InetSocketAddress) channel.remoteAddress();
+        client = r.getAddress();
+        local = (InetSocketAddress) channel.localAddress();
+        memory = server.config().pool().account("smb:" + r.getAddress().getHostAddress() + ":" + r.getPort());
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf frame = (ByteBuf) msg;
+        if (inFlight.incrementAndGet() >= server.config().maxInFlight()) {
+            channel.config().setAutoRead(false);
+        }
+        Thread.ofVirtual().name("smb-" + client.getHostAddress()).start(() -> {
+            try {
+                process(frame);
+            } catch (RuntimeException e) {
+                log.error("closing {}: request processing failed", client, e);
+                channel.close();
+            } finally {
+                frame.release();
+                if (inFlight.decrementAndGet() < server.config().maxInFlight() && !channel.config().isAutoRead()) {
+                    channel.config().setAutoRead(true);
+                }
+            }
+        });
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        for (AsyncOp op : async.values()) {
+            op.cancel.run();
+        }
+        async.clear();
+        for (SmbSession s : sessions.values()) {
+            server.logoff(s);
+        }
+        sessions.clear();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("closing {}: {}", client, cause.toString());
+        ctx.close();
+    }
+
+    void close(String why) {
+        log.info("closing SMB connection from {}: {}", client, why);
+        channel.close();
+    }
+
+    private void process(ByteBuf frame) {
+        ByteBuffer nio = frame.nioBuffer().slice().order(ByteOrder.LITTLE_ENDIAN);
+        if (nio.limit() >= 4 && nio.getInt(0) == 0x424D53FF) {
+            Smb1Negotiate.handle(this, nio);
+            return;
+        }
+        boolean encrypted = false;
+        SmbSession encSession = null;
+        if (TransformHeader.isTransform(nio)) {
+            // MS-SMB2 3.3.5.2.1
+            if (!TransformHeader.check(nio) || !Smb2Dialect.is3(dialect)) {
+                close("malformed transform header");
+                return;
+            }
+            encSession = sessions.get(TransformHeader.sessionId(nio));
+            if (encSession == null || encSession.decryptor == null) {
+                close("encrypted message for an unknown session");
+                return;
+            }
+            ByteBuffer plain = encSession.decryptor.decrypt(nio);
+            if (plain == null) {
+                close("message does not decrypt");
+                return;
+            }
+            nio = plain;
+            encrypted = true;
+        }
+        List<ByteBuffer> messages = Smb2Compound.split(nio, MAX_COMPOUND);
+        if (messages == null) {
+            close("malformed SMB2 header or compound chain");
+            return;
+        }
+        List<Ctx> done = new ArrayList<>(messages.size());
+        Ctx prev = null;
+        for (int i = 0; i < messages.size(); i++) {
+            Ctx c = new Ctx(this, messages.get(i), encrypted, i == messages.size() - 1);
+            handleOne(c, prev, i == 0);
+            if (c.reply.disconnect) {
+                releaseAll(done);
+                c.reply.releasePayload();
+                close("protocol violation in " + Smb2Command.name(Smb2Header.command(c.msg)));
+                return;
+            }
+            done.add(c);
+            prev = c;
+        }
+        send(done, encrypted ? encSession : null);
+    }
+
+    private static void releaseAll(List<Ctx> done) {
+        for (Ctx c : done) {
+            c.reply.releasePayload();
+        }
+    }
+
+    long usedSession(Ctx c) {
+        return c.reply.sessionId != -1 ? c.reply.sessionId : c.sessionIdUsed;
+    }
+
+    private void handleOne(Ctx c, Ctx prev, boolean first) {
+        ByteBuffer m = c.msg;
+        int cmd = Smb2Header.command(m);
+        int flags = Smb2Header.flags(m);
+        c.sessionIdUsed = Smb2Header.sessionId(m);
+        c.treeIdUsed = Smb2Header.isAsync(m) ? 0 : Smb2Header.treeId(m);
+        if (!negotiated && cmd != Smb2Command.NEGOTIATE) {
+            c.reply.disconnect = true; // MS-SMB2 3.3.5.2: only NEGOTIATE before negotiation
+            return;
+        }
+        if ((flags & Smb2Header.FLAGS_RELATED_OPERATIONS) != 0) {
+            // MS-SMB2 3.3.5.2.7.2
+            if (first) {
+                fail(c, NtStatus.INVALID_PARAMETER);
+                return;
+            }
+            c.sessionIdUsed = usedSession(prev);
+            c.treeIdUsed = prev.reply.treeId != -1 ? prev.reply.treeId : prev.treeIdUsed;
+            c.compoundFileId = prev.compoundFileId;
+            if (NtStatus.isError(prev.reply.status)) {
+                fail(c, prev.reply.status);
+                return;
+            }
+        }
+        Command h = cmd < Smb2Command.COUNT ? server.command(cmd) : null;
+        if (h == null) {
+            fail(c, NtStatus.INVALID_PARAMETER);
+            return;
+        }
+        try {
+            if (h.needs() != Command.Needs.NOTHING) {
+                SmbSession s = sessions.get(c.sessionIdUsed);
+                if (s == null || s.state != SmbSession.State.VALID) {
+                    throw new SmbException(NtStatus.USER_SESSION_DELETED, "no session " + c.sessionIdUsed);
+                }
+                c.session = s;
+                checkSigning(c, s, flags);
+                if (s.encryptData && !c.encrypted) {
+                    throw new SmbException(NtStatus.ACCESS_DENIED, "session requires encryption"); // 3.3.5.2.9
+                }
+                if (h.needs() == Command.Needs.TREE) {
+                    TreeConnect t = s.trees.get(c.treeIdUsed);
+                    if (t == null) {
+                        throw new SmbException(NtStatus.NETWORK_NAME_DELETED, "no tree " + c.treeIdUsed);
+                    }
+                    if (t.encrypt() && !c.encrypted) {
+                        throw new SmbException(NtStatus.ACCESS_DENIED, "share requires encryption"); // 3.3.5.2.11
+                    }
+                    c.tree = t;
+                }
+            }
+            h.handle(c);
+        } catch (SmbException e) {
+            log.debug("{} {}: {}", client, Smb2Command.name(cmd), e.getMessage());
+            fail(c, e.status());
+        } catch (Smb2DecodeException e) {
+            log.debug("{} {} malformed: {}", client, Smb2Command.name(cmd), e.getMessage());
+            fail(c, e.status());
+        } catch (VfsException e) {
+            log.debug("{} {}: {}", client, Smb2Command.name(cmd), e.getMessage());
+            fail(c, StatusMap.of(e.error()));
+        }
+    }
+
+    /** MS-SMB2 3.3.5.2.4: signed requests are verified; sessions that require signing refuse unsigned ones. */
+    private void checkSigning(Ctx c, SmbSession s, int flags) throws SmbException {
+        if (c.encrypted || Smb2Header.command(c.msg) == Smb2Command.CANCEL && !s.hasSigner()) {
+            return;
+        }
+        if ((flags & Smb2Header.FLAGS_SIGNED) != 0) {
+            if (!s.hasSigner()) {
+                return;
+            }
+            boolean ok;
+            synchronized (s) {
+                ok = s.signerLocked().verify(c.msg);
+            }
+            if (!ok) {
+                throw new SmbException(NtStatus.ACCESS_DENIED, "bad signature");
+            }
+            c.requestSigned = true;
+        } else if (s.signingRequired && Smb2Header.command(c.msg) != Smb2Command.CANCEL) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "unsigned request on a session that requires signing");
+        }
+    }
+
+    static void fail(Ctx c, int status) {
+        c.reply.releasePayload();
+        c.reply.status = status;
+        c.reply.buf = null;
+        c.reply.bodyLength = 0;
+    }
+
+    /** MS-SMB2 3.3.1.2: grants credits up to the ceiling, never leaving the client with none. */
+    int grant(int charge, int requested) {
+        synchronized (creditLock) {
+            credits = Math.max(0, credits - Math.max(1, charge));
+            int g = Math.min(Math.max(requested, 1), server.config().maxCredits() - credits);
+            if (g < 1) {
+                g = credits == 0 ? 1 : 0;
+            }
+            credits += g;
+            return g;
+        }
+    }
+
+    /** Writes the header of a finished reply; returns the message bytes (header + body). */
+    private ByteBuffer finish(Ctx c, int credits, boolean interim) {
+        Reply r = c.reply;
+        if (r.buf == null || (NtStatus.isError(r.status) && r.bodyLength == 0)) {
+            r.body(9);
+            Smb2Error.write(r.buf);
+            r.bodyLength = 9;
+        }
+        int flags = Smb2Header.flags(c.msg) & (Smb2Header.FLAGS_RELATED_OPERATIONS | Smb2Header.FLAGS_PRIORITY_MASK);
+        long sid = usedSession(c);
+        int tid = r.treeId != -1 ? r.treeId : c.treeIdUsed;
+        Smb2Header.writeResponse(r.buf, Smb2Header.command(c.msg), interim ? NtStatus.PENDING : r.status,
+                Smb2Header.creditCharge(c.msg), credits, flags, Smb2Header.messageId(c.msg), r.asyncId, tid, sid);
+        return r.buf.slice(0, Smb2Header.SIZE + r.bodyLength).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private SmbSession signingSession(Ctx c) {
+        if (c.reply.signWith != null) {
+            return c.reply.signWith;
+        }
+        SmbSession s = c.session != null ? c.session : sessions.get(usedSession(c));
+        if (s == null || s.state != SmbSession.State.VALID || !s.hasSigner()) {
+            return null;
+        }
+        return c.requestSigned || s.signingRequired ? s : null;
+    }
+
+    private void send(List<Ctx> done, SmbSession encSession) {
+        List<ByteBuffer> parts = new ArrayList<>(done.size());
+        List<Ctx> sent = new ArrayList<>(done.size());
+        io.rdmagate.vfs.memory.IoMemory tailPayload = null;
+        SmbSession encryptFor = encSession;
+        int lastIndex = -1;
+        for (int i = 0; i < done.size(); i++) {
+            if (!done.get(i).reply.none) {
+                lastIndex = i;
+            }
+        }
+        for (int i = 0; i < done.size(); i++) {
+            Ctx c = done.get(i);
+            if (c.reply.none) {
+                continue;
+            }
+            boolean last = i == lastIndex;
+            boolean interim = c.reply.asyncId != 0 && c.reply.status == NtStatus.PENDING;
+            int charge = Smb2Header.creditCharge(c.msg);
+            int g = grant(dialect == Smb2Dialect.SMB_2_0_2 ? 1 : charge, Smb2Header.creditRequest(c.msg));
+            ByteBuffer msg = finish(c, g, interim);
+            if (!last) {
+                ByteBuffer payload = c.reply.payload == null ? null : c.reply.payload.segment().asByteBuffer();
+                int len = msg.limit() + (payload == null ? 0 : payload.remaining());
+                ByteBuffer padded = ByteBuffer.allocate(Wire.align8(len)).order(ByteOrder.LITTLE_ENDIAN);
+                padded.put(msg.duplicate());
+                if (payload != null) {
+                    server.config().copies().add("smb-tcp", payload.remaining());
+                    padded.put(payload.duplicate());
+                    c.reply.releasePayload();
+                }
+                padded.clear();
+                msg = padded;
+                Smb2Header.setNextCommand(msg, msg.limit());
+            } else if (c.reply.payload != null) {
+                tailPayload = c.reply.payload;
+            }
+            if (encryptFor == null && c.session != null && c.session.encryptor != null && !interim
+                    && (c.session.encryptData || c.tree != null && c.tree.encrypt())) {
+                encryptFor = c.session;
+            }
+            parts.add(msg);
+            sent.add(c);
+        }
+        if (parts.isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < parts.size(); i++) {
+            Ctx c = sent.get(i);
+            ByteBuffer msg = parts.get(i);
+            boolean interim = c.reply.asyncId != 0 && c.reply.status == NtStatus.PENDING;
+            SmbSession signer = interim || encryptFor != null ? null : signingSession(c);
+            if (signer != null) {
+                boolean last = i == parts.size() - 1;
+                synchronized (signer) {
+                    Smb2Signer s = signer.signerLocked();
+                    s.sign(msg, last && tailPayload != null ? tailPayload.segment().asByteBuffer() : null);
+                }
+            }
+            if (c.reply.afterBuild != null) {
+                c.reply.afterBuild.accept(msg);
+            }
+        }
+        if (encryptFor != null) {
+            List<ByteBuffer> all = new ArrayList<>(parts);
+            if (tailPayload != null) {
+                all.add(tailPayload.segment().asByteBuffer());
+                server.config().copies().add("smb-tcp", tailPayload.length());
+            }
+            ByteBuffer sealed = encryptFor.encryptor.encrypt(encryptFor.id, all.toArray(new ByteBuffer[0]));
+            if (tailPayload != null) {
+                tailPayload.release();
+            }
+            write(List.of(sealed), null);
+            return;
+        }
+        write(parts, tailPayload);
+    }
+
+    private void write(List<ByteBuffer> parts, io.rdmagate.vfs.memory.IoMemory payload) {
+        long len = 0;
+        for (ByteBuffer p : parts) {
+            len += p.remaining();
+        }
+        ByteBuf payloadBuf = payload == null ? null : Unpooled.wrappedBuffer(payload.segment().asByteBuffer());
+        if (payloadBuf != null) {
+            len += payloadBuf.readableBytes();
+        }
+        CompositeByteBuf out = channel.alloc().compositeDirectBuffer(parts.size() + 2);
+        ByteBuf nb = channel.alloc().buffer(4);
+        nb.writeByte(0).writeMedium((int) len);
+        out.addComponent(true, nb);
+        for (ByteBuffer p : parts) {
+            out.addComponent(true, Unpooled.wrappedBuffer(p));
+        }
+        if (payloadBuf != null) {
+            out.addComponent(true, payloadBuf);
+        }
+        channel.writeAndFlush(out).addListener(f -> {
+            if (payload != null) {
+                payload.release();
+            }
+        });
+    }
+
+    /** Sends an SMB2 message built outside a request (SMB1 upgrade, async completions). */
+    void sendRaw(ByteBuffer msg) {
+        write(List.of(msg), null);
+    }
+
+    /** An operation answered later (MS-SMB2 3.3.4.2): CHANGE_NOTIFY, a blocking LOCK. */
+    public final class AsyncOp {
+        final long asyncId;
+        final long messageId;
+        final int command;
+        final SmbSession session;
+        final int treeId;
+        final boolean signed;
+        final boolean encrypted;
+        final int creditCharge;
+        volatile Runnable cancel = () -> { };
+        private final java.util.concurrent.atomic.AtomicBoolean completed = new java.util.concurrent.atomic.AtomicBoolean();
+
+        AsyncOp(Ctx c) {
+            this.asyncId = nextAsyncId.getAndIncrement();
+            this.messageId = Smb2Header.messageId(c.msg);
+            this.command = Smb2Header.command(c.msg);
+            this.session = c.session;
+            this.treeId = c.tree == null ? 0 : c.tree.id;
+            this.signed = c.requestSigned;
+            this.encrypted = c.encrypted;
+            this.creditCharge = Smb2Header.creditCharge(c.msg);
+        }
+
+        /** Runs the cancel action (CANCEL, connection loss). */
+        public void cancel() {
+            cancel.run();
+        }
+
+        public void onCancel(Runnable r) {
+            cancel = r;
+        }
+
+        /** Sends the final response once; {@code fill} writes the body (or sets an error status). */
+        public void complete(Consumer<Reply> fill) {
+            if (!completed.compareAndSet(false, true)) {
+                return;
+            }
+            async.remove(asyncId);
+            Reply r = new Reply();
+            fill.accept(r);
+            if (r.buf == null || (NtStatus.isError(r.status) && r.bodyLength == 0)) {
+                r.body(9);
+                Smb2Error.write(r.buf);
+                r.bodyLength = 9;
+            }
+            Smb2Header.writeResponse(r.buf, command, r.status, creditCharge, 0, 0, messageId, asyncId, treeId, session.id);
+            ByteBuffer msg = r.buf.slice(0, Smb2Header.SIZE + r.bodyLength).order(ByteOrder.LITTLE_ENDIAN);
+            if (encrypted || session.encryptData) {
+                Smb2Cipher enc = session.encryptor;
+                if (enc != null) {
+                    write(List.of(enc.encrypt(session.id, msg)), null);
+                    return;
+                }
+            }
+            if ((signed || session.signingRequired) && session.hasSigner()) {
+                synchronized (session) {
+                    session.signerLocked().sign(msg, null);
+                }
+            }
+            write(List.of(msg), null);
+        }
+    }
+
+    /** Makes the request async: the interim response goes out with the rest of the compound. */
+    public AsyncOp goAsync(Ctx c) {
+        AsyncOp op = new AsyncOp(c);
+        async.put(op.asyncId, op);
+        c.reply.asyncId = op.asyncId;
+        c.reply.status = NtStatus.PENDING;
+        return op;
+    }
+
+    /** MS-SMB2 3.3.5.16: finds the request a CANCEL names, by AsyncId or by MessageId. */
+    public AsyncOp findAsync(ByteBuffer cancel) {
+        if (Smb2Header.isAsync(cancel)) {
+            return async.get(Smb2Header.asyncId(cancel));
+        }
+        long mid = Smb2Header.messageId(cancel);
+        for (AsyncOp op : async.values()) {
+            if (op.messageId == mid) {
+                return op;
+            }
+        }
+        return null;
+    }
+}

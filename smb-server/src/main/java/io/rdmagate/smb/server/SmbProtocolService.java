@@ -1,0 +1,78 @@
+package io.rdmagate.smb.server;
+
+import io.rdmagate.gateway.BoundListener;
+import io.rdmagate.gateway.GatewayContext;
+import io.rdmagate.gateway.ListenerKind;
+import io.rdmagate.gateway.PlannedPort;
+import io.rdmagate.gateway.ProtocolService;
+import io.rdmagate.gateway.config.GatewayConfig;
+import io.rdmagate.gateway.config.ShareConfig;
+import io.rdmagate.gateway.config.UserEntry;
+import io.rdmagate.vfs.VirtualFileSystem;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+
+/** The gateway's SMB service: the configured shares and users over TCP on the planned SMB port. */
+public final class SmbProtocolService implements ProtocolService {
+    private SmbServer server;
+
+    @Override
+    public String name() {
+        return "smb";
+    }
+
+    @Override
+    public Set<ListenerKind> listeners() {
+        return Set.of(ListenerKind.SMB);
+    }
+
+    /** The server configuration the gateway's configuration describes. */
+    public static SmbServerConfig config(GatewayContext context) {
+        GatewayConfig g = context.config();
+        List<SmbShare> shares = new ArrayList<>();
+        for (ShareConfig s : g.shares()) {
+            VirtualFileSystem vfs = context.exports().get(s.export());
+            if (vfs == null) {
+                throw new IllegalArgumentException("share " + s.name() + " names export " + s.export() + ", which is not open");
+            }
+            shares.add(new SmbShare(s.name(), vfs, s.path(), s.readOnly(), s.guestOk(), s.encrypt()));
+        }
+        List<SmbUser> users = new ArrayList<>();
+        SmbUser guest = null;
+        for (UserEntry u : g.users()) {
+            SmbUser su = new SmbUser(u.name(), u.uid(), u.gid(), HexFormat.of().parseHex(u.ntHash()));
+            users.add(su);
+            if (u.name().equalsIgnoreCase(g.smb().guestAccount())) {
+                guest = su;
+            }
+        }
+        if (g.smb().guestAccount() != null && guest == null) {
+            guest = new SmbUser(g.smb().guestAccount(), 65534, 65534, new byte[16]);
+        }
+        int maxIo = Math.clamp(Math.min(g.limits().maxIoSize(), context.pool().limits().maxBufferBytes()), 65536, 8 << 20);
+        int maxMessage = Math.max(g.limits().maxRecordSize(), maxIo + 4096);
+        return new SmbServerConfig("RDMAGATE", "WORKGROUP", shares, users, g.smb().signingRequired(), g.smb().encryptAll(),
+                guest, maxMessage, maxIo, 8192, 64, Duration.ofMillis(500), context.pool(), context.payloadCopies());
+    }
+
+    @Override
+    public List<BoundListener> start(GatewayContext context) throws Exception {
+        var planned = context.ports().port(ListenerKind.SMB);
+        if (planned.isEmpty()) {
+            return List.of(); // SMB disabled in the configuration
+        }
+        PlannedPort p = planned.get();
+        server = SmbServer.start(config(context), context.bindAddress(), p.port());
+        return List.of(new BoundListener("smb", "tcp", server.localAddress()));
+    }
+
+    @Override
+    public void stop(Duration grace) {
+        if (server != null) {
+            server.close();
+        }
+    }
+}

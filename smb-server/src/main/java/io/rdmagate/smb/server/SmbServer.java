@@ -1,0 +1,184 @@
+package io.rdmagate.smb.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.rdmagate.smb.mssmb2.Smb2Command;
+import io.rdmagate.smb.server.command.Cancel;
+import io.rdmagate.smb.server.command.ChangeNotify;
+import io.rdmagate.smb.server.command.Close;
+import io.rdmagate.smb.server.command.Create;
+import io.rdmagate.smb.server.command.Echo;
+import io.rdmagate.smb.server.command.Flush;
+import io.rdmagate.smb.server.command.Ioctl;
+import io.rdmagate.smb.server.command.Lock;
+import io.rdmagate.smb.server.command.Logoff;
+import io.rdmagate.smb.server.command.Negotiate;
+import io.rdmagate.smb.server.command.OplockBreak;
+import io.rdmagate.smb.server.command.QueryDirectory;
+import io.rdmagate.smb.server.command.QueryInfo;
+import io.rdmagate.smb.server.command.Read;
+import io.rdmagate.smb.server.command.SessionSetup;
+import io.rdmagate.smb.server.command.SetInfo;
+import io.rdmagate.smb.server.command.TreeDisconnect;
+import io.rdmagate.smb.server.command.Write;
+import io.rdmagate.vfs.VfsException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The SMB 2/3 server: binds a TCP listener whose connections speak Direct TCP transport framing
+ * (MS-SMB2 2.1) and dispatches each command to its handler.
+ */
+public final class SmbServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SmbServer.class);
+
+    private final SmbServerConfig config;
+    private final Command[] commands = new Command[Smb2Command.COUNT];
+    private final OpenTable opens = new OpenTable();
+    private final LogonThrottle throttle;
+    private final SecureRandom random = new SecureRandom();
+    private final byte[] serverGuid;
+    private final ChangeNotify.Watchers watchers = new ChangeNotify.Watchers();
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private EventLoopGroup group;
+    private Channel listener;
+
+    public SmbServer(SmbServerConfig config) {
+        this.config = config;
+        this.throttle = new LogonThrottle(config.logonFailureDelay());
+        UUID u = UUID.nameUUIDFromBytes(("rdmagate-smb:" + config.serverName()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        this.serverGuid = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
+                .putLong(u.getLeastSignificantBits()).array();
+        commands[Smb2Command.NEGOTIATE] = new Negotiate();
+        commands[Smb2Command.SESSION_SETUP] = new SessionSetup();
+        commands[Smb2Command.LOGOFF] = new Logoff();
+        commands[Smb2Command.TREE_CONNECT] = new io.rdmagate.smb.server.command.TreeConnect();
+        commands[Smb2Command.TREE_DISCONNECT] = new TreeDisconnect();
+        commands[Smb2Command.CREATE] = new Create();
+        commands[Smb2Command.CLOSE] = new Close();
+        commands[Smb2Command.FLUSH] = new Flush();
+        commands[Smb2Command.READ] = new Read();
+        commands[Smb2Command.WRITE] = new Write();
+        commands[Smb2Command.LOCK] = new Lock();
+        commands[Smb2Command.IOCTL] = new Ioctl();
+        commands[Smb2Command.CANCEL] = new Cancel();
+        commands[Smb2Command.ECHO] = new Echo();
+        commands[Smb2Command.QUERY_DIRECTORY] = new QueryDirectory();
+        commands[Smb2Command.CHANGE_NOTIFY] = new ChangeNotify();
+        commands[Smb2Command.QUERY_INFO] = new QueryInfo();
+        commands[Smb2Command.SET_INFO] = new SetInfo();
+        commands[Smb2Command.OPLOCK_BREAK] = new OplockBreak();
+    }
+
+    public static SmbServer start(SmbServerConfig config, InetAddress address, int port) throws InterruptedException {
+        SmbServer s = new SmbServer(config);
+        s.bind(address, port);
+        return s;
+    }
+
+    private void bind(InetAddress address, int port) throws InterruptedException {
+        boolean epoll = Epoll.isAvailable();
+        group = new MultiThreadIoEventLoopGroup(2, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        listener = new ServerBootstrap().group(group)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
+                        ch.pipeline().addLast(new NetBiosFrameDecoder(config.maxMessageSize()), new SmbConnection(SmbServer.this));
+                    }
+                })
+                .bind(new InetSocketAddress(address, port)).sync().channel();
+        log.info("SMB listening on {}", listener.localAddress());
+    }
+
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) listener.localAddress();
+    }
+
+    public SmbServerConfig config() {
+        return config;
+    }
+
+    public OpenTable opens() {
+        return opens;
+    }
+
+    public LogonThrottle throttle() {
+        return throttle;
+    }
+
+    public SecureRandom random() {
+        return random;
+    }
+
+    public byte[] serverGuid() {
+        return serverGuid.clone();
+    }
+
+    public ChangeNotify.Watchers watchers() {
+        return watchers;
+    }
+
+    Command command(int cmd) {
+        return commands[cmd];
+    }
+
+    /** Closes every open of a session (or of one of its trees), as LOGOFF and disconnects do. */
+    public void closeOpens(SmbSession s, TreeConnect tree) {
+        for (Open o : opens.of(s, tree)) {
+            Close.closeOpen(this, o);
+        }
+    }
+
+    void logoff(SmbSession s) {
+        s.state = SmbSession.State.EXPIRED;
+        closeOpens(s, null);
+        s.trees.clear();
+    }
+
+    @Override
+    public void close() {
+        if (listener != null) {
+            listener.close().awaitUninterruptibly();
+        }
+        channels.close().awaitUninterruptibly();
+        if (group != null) {
+            group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+    }
+
+    /** Deletes a file whose last open closed with delete pending (MS-FSA 2.1.5.4). */
+    void deleteFile(SmbSession s, FileState f, boolean directory, io.rdmagate.vfs.VirtualFileSystem vfs) {
+        try {
+            if (directory) {
+                vfs.rmdir(s.caller(), f.parent, f.name);
+            } else {
+                vfs.remove(s.caller(), f.parent, f.name);
+            }
+            vfs.locks().forget(f.fileId);
+            watchers.changed(f.parent, f.name, ChangeNotify.ACTION_REMOVED);
+        } catch (VfsException e) {
+            log.debug("delete on close of {} failed: {}", f.name, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.rdmagate.smb.server;
+
+import io.rdmagate.vfs.memory.IoMemoryPool;
+import io.rdmagate.vfs.memory.PayloadCopies;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything the SMB server is configured with.
+ *
+ * @param guest            the account anonymous and guest logons map to, or null (guests refused)
+ * @param maxMessageSize   the largest NetBIOS session message accepted (checked on its length field)
+ * @param maxIo            MaxReadSize/MaxWriteSize/MaxTransactSize offered in NEGOTIATE
+ * @param maxCredits       the ceiling of credits a connection may hold (MS-SMB2 3.3.1.2)
+ * @param maxInFlight      requests of one connection processed at once; reading stops beyond it
+ * @param logonFailureDelay how long the answer to a failed logon is held, per recent failure of that client
+ */
+public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
+        boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
+        int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies) {
+
+    public SmbServerConfig {
+        shares = List.copyOf(shares);
+        users = List.copyOf(users);
+        if (maxIo < 65536 || maxIo > 8 << 20) {
+            throw new IllegalArgumentException("maxIo " + maxIo + " outside 64 KiB..8 MiB");
+        }
+        if (maxMessageSize < maxIo + 4096) {
+            throw new IllegalArgumentException("maxMessageSize must exceed maxIo by a header");
+        }
+    }
+
+    public SmbShare share(String name) {
+        for (SmbShare s : shares) {
+            if (s.name().equalsIgnoreCase(name)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    public SmbUser user(String name) {
+        for (SmbUser u : users) {
+            if (u.name().equalsIgnoreCase(name)) {
+                return u;
+            }
+        }
+        return null;
+    }
+}

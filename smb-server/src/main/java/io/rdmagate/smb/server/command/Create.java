@@ -1,0 +1,284 @@
+package io.rdmagate.smb.server.command;
+
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.msfscc.FileInfo;
+import io.rdmagate.smb.mssmb2.CreateContext;
+import io.rdmagate.smb.mssmb2.FileId;
+import io.rdmagate.smb.mssmb2.Smb2Create;
+import io.rdmagate.smb.mssmb2.Smb2DecodeException;
+import io.rdmagate.smb.server.Access;
+import io.rdmagate.smb.server.Command;
+import io.rdmagate.smb.server.Ctx;
+import io.rdmagate.smb.server.Files;
+import io.rdmagate.smb.server.Open;
+import io.rdmagate.smb.server.SmbException;
+import io.rdmagate.smb.server.SrvsvcPipe;
+import io.rdmagate.vfs.Caller;
+import io.rdmagate.vfs.CreateMode;
+import io.rdmagate.vfs.DosAttributes;
+import io.rdmagate.vfs.FileHandle;
+import io.rdmagate.vfs.FileType;
+import io.rdmagate.vfs.Node;
+import io.rdmagate.vfs.SetAttributes;
+import io.rdmagate.vfs.VfsError;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.VirtualFileSystem;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * CREATE (MS-SMB2 3.3.5.9, MS-FSA 2.1.5.1): resolves the path from the share root, applies the
+ * create disposition and options, enforces share access across every open of the file, and
+ * answers the MxAc and QFid create contexts. No oplock or lease is granted; durable handle
+ * requests are not granted either (their contexts get no response, which 3.3.5.9 allows).
+ */
+public final class Create implements Command {
+    static final int CANNOT_DELETE = 0xC0000121;
+
+    @Override
+    public Needs needs() {
+        return Needs.TREE;
+    }
+
+    @Override
+    public void handle(Ctx c) throws SmbException, Smb2DecodeException, VfsException {
+        Smb2Create.Request req = Smb2Create.decode(c.msg);
+        if (c.tree.ipc()) {
+            openPipe(c, req);
+            return;
+        }
+        int options = req.options();
+        if ((options & Smb2Create.FILE_DIRECTORY_FILE) != 0 && (options & Smb2Create.FILE_NON_DIRECTORY_FILE) != 0) {
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "both DIRECTORY_FILE and NON_DIRECTORY_FILE");
+        }
+        if ((options & Smb2Create.FILE_OPEN_BY_FILE_ID) != 0) {
+            throw new SmbException(NtStatus.NOT_SUPPORTED, "open by file id");
+        }
+        if (req.name().startsWith("\\")) {
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "CREATE name with a leading backslash"); // 3.3.5.9
+        }
+        List<String> comps = Files.split(req.name());
+        VirtualFileSystem vfs = c.tree.share().vfs();
+        Caller caller = c.session.caller();
+        FileHandle root = c.tree.root();
+        boolean readOnly = c.tree.maximalAccess() == Access.READ_ONLY_MAXIMAL;
+        int desired = Access.map(req.desiredAccess(), c.tree.maximalAccess());
+        int disposition = req.disposition();
+        if (readOnly && ((desired & Access.WRITE_BITS) != 0 || disposition != Smb2Create.FILE_OPEN)) {
+            if (disposition != Smb2Create.FILE_OPEN && disposition != Smb2Create.FILE_OPEN_IF
+                    || (desired & Access.WRITE_BITS) != 0) {
+                throw new SmbException(NtStatus.ACCESS_DENIED, "read-only share");
+            }
+        }
+        FileHandle parent;
+        String name;
+        Node existing;
+        if (comps.isEmpty()) {
+            parent = root;
+            name = "";
+            existing = new Node(root, vfs.getattr(root));
+        } else {
+            name = comps.getLast();
+            try {
+                parent = comps.size() == 1 ? root
+                        : vfs.resolve(caller, root, Files.join(comps, 0, comps.size() - 1, "/"), true).handle();
+                if (vfs.getattr(parent).type() != FileType.DIRECTORY) {
+                    throw new SmbException(NtStatus.OBJECT_PATH_NOT_FOUND, "parent of " + req.name() + " is a file");
+                }
+            } catch (VfsException e) {
+                if (e.error() == VfsError.NOT_FOUND || e.error() == VfsError.NOT_DIRECTORY) {
+                    throw new SmbException(NtStatus.OBJECT_PATH_NOT_FOUND, "no directory for " + req.name());
+                }
+                throw e;
+            }
+            existing = lookup(vfs, caller, parent, name);
+        }
+        int action;
+        Node node;
+        boolean truncate = false;
+        if (existing != null) {
+            boolean dir = existing.attributes().type() == FileType.DIRECTORY;
+            switch (disposition) {
+                case Smb2Create.FILE_CREATE -> throw new SmbException(NtStatus.OBJECT_NAME_COLLISION, req.name() + " exists");
+                case Smb2Create.FILE_OPEN, Smb2Create.FILE_OPEN_IF -> action = Smb2Create.FILE_OPENED;
+                case Smb2Create.FILE_OVERWRITE, Smb2Create.FILE_OVERWRITE_IF -> {
+                    action = Smb2Create.FILE_OVERWRITTEN;
+                    truncate = true;
+                }
+                default -> {
+                    action = Smb2Create.FILE_SUPERSEDED;
+                    truncate = true;
+                }
+            }
+            if ((options & Smb2Create.FILE_DIRECTORY_FILE) != 0 && !dir) {
+                throw new SmbException(NtStatus.NOT_A_DIRECTORY, req.name() + " is a file");
+            }
+            if ((options & Smb2Create.FILE_NON_DIRECTORY_FILE) != 0 && dir) {
+                throw new SmbException(NtStatus.FILE_IS_A_DIRECTORY, req.name() + " is a directory");
+            }
+            if (truncate && dir) {
+                throw new SmbException(NtStatus.INVALID_PARAMETER, "overwrite of a directory");
+            }
+            checkAccess(vfs, caller, existing, desired | (truncate ? Access.FILE_WRITE_DATA : 0));
+            node = existing;
+        } else {
+            if (disposition == Smb2Create.FILE_OPEN || disposition == Smb2Create.FILE_OVERWRITE) {
+                throw new SmbException(NtStatus.OBJECT_NAME_NOT_FOUND, req.name() + " does not exist");
+            }
+            if (readOnly) {
+                throw new SmbException(NtStatus.ACCESS_DENIED, "read-only share");
+            }
+            int dos = req.fileAttributes() & DosAttributes.STORED;
+            if ((options & Smb2Create.FILE_DIRECTORY_FILE) == 0) {
+                dos |= DosAttributes.ARCHIVE; // MS-FSA 2.1.5.1.1: a new file is marked for archiving
+            }
+            SetAttributes attrs = SetAttributes.create();
+            if (dos != 0) {
+                attrs.dosAttributes(dos);
+            }
+            if ((options & Smb2Create.FILE_DIRECTORY_FILE) != 0) {
+                node = vfs.mkdir(caller, parent, name, attrs.mode(0755));
+            } else {
+                node = vfs.create(caller, parent, name, CreateMode.GUARDED,
+                        attrs.mode((req.fileAttributes() & DosAttributes.READONLY) != 0 ? 0444 : 0644), 0);
+            }
+            action = Smb2Create.FILE_CREATED;
+            c.server.watchers().changed(parent, name, ChangeNotify.ACTION_ADDED);
+        }
+        boolean dir = node.attributes().type() == FileType.DIRECTORY;
+        boolean deleteOnClose = (options & Smb2Create.FILE_DELETE_ON_CLOSE) != 0;
+        if (deleteOnClose) {
+            if ((desired & Access.DELETE) == 0) {
+                throw new SmbException(NtStatus.ACCESS_DENIED, "delete-on-close without DELETE access");
+            }
+            if ((node.attributes().dosAttributes() & DosAttributes.READONLY) != 0) {
+                throw new SmbException(CANNOT_DELETE, req.name() + " is read-only");
+            }
+        }
+        Open o = c.server.opens().open(c.session, c.tree, node.handle(), dir, desired, req.shareAccess(), parent, name,
+                String.join("\\", comps));
+        try {
+            if (truncate) {
+                // MS-FSA 2.1.5.1.2.1: overwrite and supersede mark the file for archiving
+                vfs.setattr(caller, node.handle(), SetAttributes.create().size(0)
+                        .dosAttributes((node.attributes().dosAttributes() & DosAttributes.STORED) | DosAttributes.ARCHIVE));
+                node = new Node(node.handle(), vfs.getattr(node.handle()));
+            }
+        } catch (VfsException e) {
+            Close.closeOpen(c.server, o);
+            throw e;
+        }
+        o.deleteOnClose = deleteOnClose;
+        c.setCompoundFileId(o.fileId());
+        List<CreateContext> out = new ArrayList<>();
+        if (req.context(CreateContext.MXAC) != null) {
+            // MS-SMB2 2.2.14.2.5: QueryStatus, MaximalAccess
+            ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            b.putInt(0).putInt(maximalAccess(vfs, caller, node, c.tree.maximalAccess()));
+            out.add(new CreateContext(CreateContext.MXAC, b.flip()));
+        }
+        if (req.context(CreateContext.QFID) != null) {
+            // MS-SMB2 2.2.14.2.9: DiskFileId, VolumeId, Reserved
+            ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
+            b.putLong(node.attributes().fileId()).putLong(vfs.volumeId()).putLong(0).putLong(0);
+            out.add(new CreateContext(CreateContext.QFID, b.flip()));
+        }
+        FileInfo f = Files.info(node.attributes(), false);
+        ByteBuffer body = c.reply.body(89 + 128);
+        c.reply.length(Smb2Create.write(body, new Smb2Create.Response(Smb2Create.OPLOCK_LEVEL_NONE, action, f.creation(),
+                f.lastAccess(), f.lastWrite(), f.change(), f.allocationSize(), f.endOfFile(), f.attributes(), o.fileId(),
+                out)));
+    }
+
+    static Node lookup(VirtualFileSystem vfs, Caller caller, FileHandle parent, String name) throws VfsException, SmbException {
+        try {
+            Node n = vfs.lookup(caller, parent, name);
+            if (n.attributes().type() == FileType.SYMLINK) {
+                n = vfs.resolve(caller, parent, name, true);
+            }
+            return n;
+        } catch (VfsException e) {
+            if (e.error() == VfsError.NOT_FOUND) {
+                if (vfs.options().caseInsensitive()) {
+                    return caseInsensitive(vfs, caller, parent, name);
+                }
+                return null;
+            }
+            if (e.error() == VfsError.ESCAPE) {
+                throw new SmbException(NtStatus.ACCESS_DENIED, name + " leads out of the share");
+            }
+            throw e;
+        }
+    }
+
+    /** Shares on case-insensitive exports match names as Windows does (MS-FSA 2.1.5.1.2.1). */
+    static Node caseInsensitive(VirtualFileSystem vfs, Caller caller, FileHandle parent, String name) throws VfsException {
+        long cookie = 0;
+        long verifier = 0;
+        while (true) {
+            io.rdmagate.vfs.DirectoryPage p = vfs.readdir(caller, parent, cookie, verifier, 512, false);
+            for (io.rdmagate.vfs.DirectoryEntry e : p.entries()) {
+                if (e.name().equalsIgnoreCase(name)) {
+                    return vfs.lookup(caller, parent, e.name());
+                }
+                cookie = e.cookie();
+            }
+            verifier = p.verifier();
+            if (p.eof() || p.entries().isEmpty()) {
+                return null;
+            }
+        }
+    }
+
+    static void checkAccess(VirtualFileSystem vfs, Caller caller, Node n, int desired) throws VfsException, SmbException {
+        int want = 0;
+        if ((desired & (Access.FILE_READ_DATA | Access.FILE_EXECUTE)) != 0) {
+            want |= n.attributes().type() == FileType.DIRECTORY ? VirtualFileSystem.ACCESS_LOOKUP : VirtualFileSystem.ACCESS_READ;
+        }
+        if ((desired & (Access.FILE_WRITE_DATA | Access.FILE_APPEND_DATA)) != 0) {
+            want |= VirtualFileSystem.ACCESS_MODIFY;
+            if (n.attributes().type() != FileType.DIRECTORY
+                    && (n.attributes().dosAttributes() & DosAttributes.READONLY) != 0) {
+                throw new SmbException(NtStatus.ACCESS_DENIED, "the file is read-only");
+            }
+        }
+        if (want != 0 && (vfs.access(caller, n.handle(), want) & want) != want) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "mode bits refuse the access");
+        }
+    }
+
+    static int maximalAccess(VirtualFileSystem vfs, Caller caller, Node n, int treeMaximal) throws VfsException {
+        int got = vfs.access(caller, n.handle(), VirtualFileSystem.ACCESS_READ | VirtualFileSystem.ACCESS_MODIFY
+                | VirtualFileSystem.ACCESS_EXECUTE | VirtualFileSystem.ACCESS_LOOKUP | VirtualFileSystem.ACCESS_DELETE);
+        int m = Access.FILE_READ_ATTRIBUTES | Access.READ_CONTROL | Access.SYNCHRONIZE | Access.FILE_READ_EA;
+        if ((got & (VirtualFileSystem.ACCESS_READ | VirtualFileSystem.ACCESS_LOOKUP)) != 0) {
+            m |= Access.FILE_GENERIC_READ;
+        }
+        if ((got & VirtualFileSystem.ACCESS_MODIFY) != 0) {
+            m |= Access.FILE_GENERIC_WRITE | Access.DELETE | Access.FILE_DELETE_CHILD | Access.WRITE_DAC | Access.WRITE_OWNER;
+        }
+        if ((got & (VirtualFileSystem.ACCESS_EXECUTE | VirtualFileSystem.ACCESS_LOOKUP)) != 0) {
+            m |= Access.FILE_GENERIC_EXECUTE;
+        }
+        return m & treeMaximal;
+    }
+
+    private static void openPipe(Ctx c, Smb2Create.Request req) throws SmbException {
+        String n = req.name().startsWith("\\") ? req.name().substring(1) : req.name();
+        if (!n.equalsIgnoreCase("srvsvc")) {
+            throw new SmbException(NtStatus.OBJECT_NAME_NOT_FOUND, "no pipe " + n);
+        }
+        List<SrvsvcPipe.ShareEntry> entries = new ArrayList<>();
+        for (io.rdmagate.smb.server.SmbShare s : c.server.config().shares()) {
+            entries.add(new SrvsvcPipe.ShareEntry(s.name(), 0, ""));
+        }
+        entries.add(new SrvsvcPipe.ShareEntry("IPC$", 0x80000003, "IPC Service"));
+        Open o = c.server.opens().openPipe(c.session, c.tree, new SrvsvcPipe(entries), n);
+        c.setCompoundFileId(o.fileId());
+        c.reply.length(Smb2Create.write(c.reply.body(89), new Smb2Create.Response(0, Smb2Create.FILE_OPENED, 0, 0, 0, 0,
+                4096, 0, DosAttributes.NORMAL, o.fileId(), List.of())));
+    }
+
+}

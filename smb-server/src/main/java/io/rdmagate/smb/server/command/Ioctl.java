@@ -1,0 +1,130 @@
+package io.rdmagate.smb.server.command;
+
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.mssmb2.FileId;
+import io.rdmagate.smb.mssmb2.Smb2DecodeException;
+import io.rdmagate.smb.mssmb2.Smb2Dialect;
+import io.rdmagate.smb.mssmb2.Smb2Ioctl;
+import io.rdmagate.smb.server.Command;
+import io.rdmagate.smb.server.Ctx;
+import io.rdmagate.smb.server.Open;
+import io.rdmagate.smb.server.SmbConnection;
+import io.rdmagate.smb.server.SmbException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * IOCTL (MS-SMB2 3.3.5.15): FSCTL_VALIDATE_NEGOTIATE_INFO (3.3.5.15.12),
+ * FSCTL_QUERY_NETWORK_INTERFACE_INFO (3.3.5.15.11), FSCTL_PIPE_TRANSCEIVE (3.3.5.15.1) on the srvsvc
+ * pipe. DFS referrals are STATUS_FS_DRIVER_REQUIRED (no DFS); other controls
+ * STATUS_INVALID_DEVICE_REQUEST.
+ */
+public final class Ioctl implements Command {
+    static final int FSCTL_GET_COMPRESSION = 0x0009003C;
+    static final int FSCTL_SET_COMPRESSION = 0x0009C040;
+
+    @Override
+    public Needs needs() {
+        return Needs.TREE;
+    }
+
+    @Override
+    public void handle(Ctx c) throws SmbException, Smb2DecodeException {
+        Smb2Ioctl.Request req = Smb2Ioctl.decode(c.msg);
+        if (req.flags() != Smb2Ioctl.IS_FSCTL) {
+            throw new SmbException(NtStatus.NOT_SUPPORTED, "IOCTL without SMB2_0_IOCTL_IS_FSCTL");
+        }
+        if (Integer.toUnsignedLong(req.maxOutputResponse()) > c.server.config().maxIo()) {
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "MaxOutputResponse " + req.maxOutputResponse());
+        }
+        Read.checkCharge(c, Math.max(req.input().limit(), Integer.toUnsignedLong(req.maxOutputResponse())));
+        byte[] out;
+        FileId fid = req.fileId();
+        switch (req.ctlCode()) {
+            case Smb2Ioctl.FSCTL_VALIDATE_NEGOTIATE_INFO -> {
+                out = validateNegotiate(c, req.input());
+                if (out == null) {
+                    c.reply.disconnect = true;
+                    return;
+                }
+            }
+            case Smb2Ioctl.FSCTL_QUERY_NETWORK_INTERFACE_INFO -> {
+                if (!fid.isCompound()) {
+                    throw new SmbException(NtStatus.INVALID_PARAMETER, "FileId must be all ones"); // 3.3.5.15.11
+                }
+                out = interfaces(c.conn);
+            }
+            case Smb2Ioctl.FSCTL_PIPE_TRANSCEIVE -> {
+                Open o = c.open(fid);
+                if (o.pipe() == null) {
+                    throw new SmbException(NtStatus.INVALID_DEVICE_REQUEST, "transceive on a file");
+                }
+                o.pipe().write(req.input());
+                out = o.pipe().read(req.maxOutputResponse());
+                fid = o.fileId();
+                if (o.pipe().hasOutput()) {
+                    c.reply.status(NtStatus.BUFFER_OVERFLOW);
+                }
+            }
+            case Smb2Ioctl.FSCTL_DFS_GET_REFERRALS -> throw new SmbException(NtStatus.FS_DRIVER_REQUIRED, "no DFS");
+            case FSCTL_GET_COMPRESSION -> {
+                c.open(fid);
+                out = new byte[2]; // MS-FSCC 2.3.12: COMPRESSION_FORMAT_NONE
+            }
+            case FSCTL_SET_COMPRESSION -> {
+                c.open(fid);
+                throw new SmbException(NtStatus.NOT_SUPPORTED, "files are not compressed");
+            }
+            default -> throw new SmbException(NtStatus.INVALID_DEVICE_REQUEST,
+                    "FSCTL 0x" + Integer.toHexString(req.ctlCode()));
+        }
+        if (out.length > Integer.toUnsignedLong(req.maxOutputResponse())) {
+            throw new SmbException(NtStatus.BUFFER_TOO_SMALL, "output of " + out.length + " bytes");
+        }
+        c.reply.length(Smb2Ioctl.write(c.reply.body(48 + out.length), req.ctlCode(), fid, out));
+    }
+
+    /** MS-SMB2 3.3.5.15.12: null when the connection must be terminated. */
+    static byte[] validateNegotiate(Ctx c, ByteBuffer in) {
+        SmbConnection conn = c.conn;
+        if (conn.dialect() == Smb2Dialect.SMB_3_1_1 || in.limit() < 24) {
+            return null;
+        }
+        int n = in.getShort(22) & 0xffff;
+        if (in.limit() < 24 + 2 * n) {
+            return null;
+        }
+        byte[] guid = new byte[16];
+        in.get(4, guid);
+        List<Integer> dialects = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            dialects.add(in.getShort(24 + 2 * i) & 0xffff);
+        }
+        if (in.getInt(0) != conn.clientCapabilities || !java.util.Arrays.equals(guid, conn.clientGuid)
+                || (in.getShort(20) & 0xffff) != conn.clientSecurityMode || !dialects.equals(conn.clientDialects)) {
+            return null;
+        }
+        ByteBuffer o = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        o.putInt(conn.serverCapabilities).put(c.server.serverGuid()).putShort((short) conn.serverSecurityMode)
+                .putShort((short) conn.dialect());
+        return o.array();
+    }
+
+    /** MS-SMB2 2.2.32.5 NETWORK_INTERFACE_INFO: the address this connection arrived on. */
+    static byte[] interfaces(SmbConnection conn) {
+        InetAddress a = conn.local().getAddress();
+        ByteBuffer o = ByteBuffer.allocate(152).order(ByteOrder.LITTLE_ENDIAN);
+        o.putInt(0).putInt(1).putInt(0).putInt(0).putLong(10_000_000_000L);
+        if (a instanceof Inet4Address) {
+            o.putShort((short) 2).putShort((short) 0).put(a.getAddress());
+        } else if (a instanceof Inet6Address) {
+            o.putShort((short) 0x17).putShort((short) 0).putInt(0).put(a.getAddress());
+        }
+        return o.array();
+    }
+}

@@ -1,0 +1,142 @@
+package io.rdmagate.smb.server.command;
+
+import io.rdmagate.smb.msdtyp.FileTime;
+import io.rdmagate.smb.msdtyp.SecurityDescriptor;
+import io.rdmagate.smb.msdtyp.Sid;
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.msfscc.FileInfo;
+import io.rdmagate.smb.msfscc.FileInfoEncoder;
+import io.rdmagate.smb.msfscc.FileInformationClass;
+import io.rdmagate.smb.mssmb2.Smb2DecodeException;
+import io.rdmagate.smb.mssmb2.Smb2QueryInfo;
+import io.rdmagate.smb.server.Command;
+import io.rdmagate.smb.server.Ctx;
+import io.rdmagate.smb.server.Files;
+import io.rdmagate.smb.server.Open;
+import io.rdmagate.smb.server.SmbException;
+import io.rdmagate.vfs.FileAttributes;
+import io.rdmagate.vfs.FsStat;
+import io.rdmagate.vfs.VfsException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * QUERY_INFO (MS-SMB2 3.3.5.20): file classes (basic, standard, internal, EA, access, position,
+ * mode, alignment, all, name, network open, attribute tag, stream, compression), filesystem classes
+ * (volume, size, full size, device, attribute, sector size, object id), and a security descriptor
+ * derived from the owner, group and mode bits. Quotas are not supported.
+ */
+public final class QueryInfo implements Command {
+    @Override
+    public Needs needs() {
+        return Needs.TREE;
+    }
+
+    @Override
+    public void handle(Ctx c) throws SmbException, Smb2DecodeException, VfsException {
+        Smb2QueryInfo.Request req = Smb2QueryInfo.decode(c.msg);
+        Open o = c.open(req.fileId());
+        long max = Integer.toUnsignedLong(req.outputLength());
+        if (max > c.server.config().maxIo()) {
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "OutputBufferLength " + max);
+        }
+        ByteBuffer data = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
+        switch (req.infoType()) {
+            case Smb2QueryInfo.INFO_FILE -> file(c, o, req.infoClass(), data, max);
+            case Smb2QueryInfo.INFO_FILESYSTEM -> filesystem(c, o, req.infoClass(), data, max);
+            case Smb2QueryInfo.INFO_SECURITY -> {
+                if (o.pipe() != null) {
+                    throw new SmbException(NtStatus.NOT_SUPPORTED, "security of a pipe");
+                }
+                FileAttributes a = o.vfs().getattr(o.handle());
+                byte[] sd = SecurityDescriptor.encode(Sid.unixUser(a.uid()), Sid.unixGroup(a.gid()), a.mode(),
+                        req.additionalInformation());
+                if (sd.length > max) {
+                    // 3.3.5.20.3: STATUS_BUFFER_TOO_SMALL with the size needed as ErrorData
+                    ByteBuffer b = c.reply.body(12);
+                    b.putShort(64, (short) 9).putInt(68, 4).putInt(72, sd.length);
+                    c.reply.status(NtStatus.BUFFER_TOO_SMALL);
+                    c.reply.length(12);
+                    return;
+                }
+                data.put(sd);
+            }
+            default -> throw new SmbException(NtStatus.NOT_SUPPORTED, "quota information");
+        }
+        int len = data.position();
+        if (len > max) {
+            len = (int) max;
+            c.reply.status(NtStatus.BUFFER_OVERFLOW);
+        }
+        ByteBuffer b = c.reply.body(8 + Math.max(len, 1));
+        b.put(Smb2QueryInfo.OUTPUT_OFFSET, data.array(), 0, len);
+        c.reply.length(Smb2QueryInfo.write(b, len));
+    }
+
+    private static void file(Ctx c, Open o, int cls, ByteBuffer d, long max) throws SmbException, VfsException {
+        int fixed = FileInfoEncoder.fixedSize(cls);
+        if (cls == FileInformationClass.FILE_ALL) {
+            fixed = 100; // MS-FSCC 2.4.2: everything before the name's characters
+        } else if (cls == FileInformationClass.FILE_STREAM) {
+            fixed = 24;
+        }
+        if (fixed > 0 && max < fixed || fixed < 0 && max < 4) {
+            throw new SmbException(NtStatus.INFO_LENGTH_MISMATCH, "OutputBufferLength " + max + " for class " + cls);
+        }
+        FileInfo f;
+        if (o.pipe() != null) {
+            f = new FileInfo(0, 0, 0, 0, 4096, 0, 0x80, 0, 1, false, false);
+        } else {
+            f = Files.info(o.vfs().getattr(o.handle()), o.deletePending());
+        }
+        String name = "\\" + o.path;
+        switch (cls) {
+            case FileInformationClass.FILE_BASIC -> FileInfoEncoder.basic(d, f);
+            case FileInformationClass.FILE_STANDARD -> FileInfoEncoder.standard(d, f);
+            case FileInformationClass.FILE_INTERNAL -> FileInfoEncoder.internal(d, f);
+            case FileInformationClass.FILE_EA -> d.putInt(0);
+            case FileInformationClass.FILE_ACCESS -> d.putInt(o.access());
+            case FileInformationClass.FILE_POSITION -> d.putLong(o.position);
+            case FileInformationClass.FILE_MODE -> d.putInt(o.mode);
+            case FileInformationClass.FILE_ALIGNMENT -> d.putInt(0);
+            case FileInformationClass.FILE_ALL -> FileInfoEncoder.all(d, f, o.access(), o.position, o.mode, name);
+            case FileInformationClass.FILE_NAME, FileInformationClass.FILE_NORMALIZED_NAME -> FileInfoEncoder.name(d, name);
+            case FileInformationClass.FILE_NETWORK_OPEN -> FileInfoEncoder.networkOpen(d, f);
+            case FileInformationClass.FILE_ATTRIBUTE_TAG -> FileInfoEncoder.attributeTag(d, f);
+            case FileInformationClass.FILE_STREAM -> FileInfoEncoder.stream(d, f);
+            case FileInformationClass.FILE_COMPRESSION -> FileInfoEncoder.compression(d, f);
+            default -> throw new SmbException(NtStatus.INVALID_INFO_CLASS, "file class " + cls);
+        }
+    }
+
+    private static void filesystem(Ctx c, Open o, int cls, ByteBuffer d, long max) throws SmbException, VfsException {
+        if (o.pipe() != null) {
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "filesystem information of a pipe");
+        }
+        FsStat s = o.vfs().statfs(o.handle());
+        int bs = Math.max(512, s.blockSize());
+        int sectorsPerUnit = bs / 512;
+        long unit = (long) sectorsPerUnit * 512;
+        switch (cls) {
+            case FileInformationClass.FS_VOLUME -> FileInfoEncoder.fsVolume(d, FileTime.fromUnixNanos(0), o.vfs().volumeId(),
+                    o.tree().share().name());
+            case FileInformationClass.FS_SIZE -> FileInfoEncoder.fsSize(d, s.totalBytes() / unit, s.availableBytes() / unit,
+                    sectorsPerUnit, 512);
+            case FileInformationClass.FS_FULL_SIZE -> FileInfoEncoder.fsFullSize(d, s.totalBytes() / unit,
+                    s.availableBytes() / unit, s.freeBytes() / unit, sectorsPerUnit, 512);
+            case FileInformationClass.FS_DEVICE -> FileInfoEncoder.fsDevice(d, o.tree().maximalAccess()
+                    == io.rdmagate.smb.server.Access.READ_ONLY_MAXIMAL);
+            case FileInformationClass.FS_ATTRIBUTE -> FileInfoEncoder.fsAttribute(d, FileInfoEncoder.FS_ATTRIBUTES,
+                    s.maxNameBytes(), "NTFS");
+            case FileInformationClass.FS_SECTOR_SIZE -> FileInfoEncoder.fsSectorSize(d, 512);
+            case FileInformationClass.FS_OBJECT_ID -> FileInfoEncoder.fsObjectId(d, c.server.serverGuid());
+            case FileInformationClass.FS_CONTROL -> d.put(new byte[48]); // MS-FSCC 2.5.2: no quotas tracked
+
+            default -> throw new SmbException(NtStatus.INVALID_INFO_CLASS, "filesystem class " + cls);
+        }
+        int fixed = cls == FileInformationClass.FS_VOLUME ? 18 : cls == FileInformationClass.FS_ATTRIBUTE ? 12 : d.position();
+        if (max < fixed) {
+            throw new SmbException(NtStatus.INFO_LENGTH_MISMATCH, "OutputBufferLength " + max + " for fs class " + cls);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.rdmagate.smb.server.command;
+
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.msnlmp.NtlmException;
+import io.rdmagate.smb.msnlmp.NtlmServer;
+import io.rdmagate.smb.msspng.Spnego;
+import io.rdmagate.smb.msspng.SpnegoException;
+import io.rdmagate.smb.mssmb2.NegotiateContext;
+import io.rdmagate.smb.mssmb2.Smb2DecodeException;
+import io.rdmagate.smb.mssmb2.Smb2Dialect;
+import io.rdmagate.smb.mssmb2.Smb2Header;
+import io.rdmagate.smb.mssmb2.Smb2SessionSetup;
+import io.rdmagate.smb.mssmb2.crypto.Smb2Cipher;
+import io.rdmagate.smb.mssmb2.crypto.Smb2Kdf;
+import io.rdmagate.smb.mssmb2.crypto.Smb2Signer;
+import io.rdmagate.smb.server.Command;
+import io.rdmagate.smb.server.Ctx;
+import io.rdmagate.smb.server.SmbConnection;
+import io.rdmagate.smb.server.SmbException;
+import io.rdmagate.smb.server.SmbServerConfig;
+import io.rdmagate.smb.server.SmbSession;
+import io.rdmagate.smb.server.SmbUser;
+import java.nio.ByteBuffer;
+
+/**
+ * SESSION_SETUP (MS-SMB2 3.3.5.5): NTLMv2 through SPNEGO against the configured users; on success
+ * the signing and encryption keys of the dialect (3.3.5.5.3). A failed logon is
+ * STATUS_LOGON_FAILURE, answered only after the client's throttle delay.
+ */
+public final class SessionSetup implements Command {
+    @Override
+    public Needs needs() {
+        return Needs.NOTHING;
+    }
+
+    @Override
+    public void handle(Ctx c) throws SmbException, Smb2DecodeException {
+        SmbConnection conn = c.conn;
+        Smb2SessionSetup.Request req = Smb2SessionSetup.decode(c.msg);
+        if ((req.flags() & Smb2SessionSetup.FLAG_BINDING) != 0) {
+            throw new SmbException(NtStatus.REQUEST_NOT_ACCEPTED, "session binding (multichannel) is not offered");
+        }
+        long sid = Smb2Header.sessionId(c.msg);
+        SmbSession s;
+        boolean is311 = conn.dialect() == Smb2Dialect.SMB_3_1_1;
+        if (sid == 0) {
+            s = conn.newSession();
+        } else {
+            s = conn.sessions.get(sid);
+            if (s == null || s.state() == SmbSession.State.EXPIRED) {
+                throw new SmbException(NtStatus.USER_SESSION_DELETED, "no session " + sid);
+            }
+        }
+        c.reply.sessionIdOverride(s.id());
+        if (s.state() == SmbSession.State.IN_PROGRESS && is311) {
+            s.preauth.update(c.msg);
+        }
+        try {
+            Spnego.ClientToken token = Spnego.parse(req.securityBuffer());
+            if (token.mechTypes() != null) {
+                s.mechTypes = token.mechTypes();
+            }
+            byte[] ntlm = token.mechToken();
+            if (ntlm == null || ntlm.length < 12) {
+                throw new SmbException(NtStatus.INVALID_PARAMETER, "no NTLMSSP token");
+            }
+            int type = ntlm[8];
+            if (type == 1) {
+                s.ntlm = new NtlmServer(c.server.config().serverName(), c.server.config().domain(), c.server.random());
+                byte[] challenge = s.ntlm.challenge(ntlm);
+                byte[] out = token.raw() ? challenge : Spnego.response(Spnego.ACCEPT_INCOMPLETE, true, challenge, null);
+                write(c, 0, out);
+                c.reply.status(NtStatus.MORE_PROCESSING_REQUIRED);
+                if (is311 && s.state() == SmbSession.State.IN_PROGRESS) {
+                    c.reply.afterBuild = m -> s.preauth.update(m);
+                }
+                return;
+            }
+            if (type != 3 || s.ntlm == null) {
+                throw new SmbException(NtStatus.INVALID_PARAMETER, "NTLMSSP message type " + type + " out of order");
+            }
+            authenticate(c, s, req, token, ntlm);
+        } catch (SpnegoException e) {
+            conn.dropSession(s);
+            throw new SmbException(NtStatus.INVALID_PARAMETER, e.getMessage());
+        } catch (NtlmException e) {
+            conn.dropSession(s);
+            if (e.malformed()) {
+                throw new SmbException(NtStatus.INVALID_PARAMETER, e.getMessage());
+            }
+            c.server.throttle().failed(conn.client());
+            throw new SmbException(NtStatus.LOGON_FAILURE, e.getMessage());
+        } catch (SmbException e) {
+            if (s.state() == SmbSession.State.IN_PROGRESS) {
+                conn.dropSession(s);
+            }
+            throw e;
+        }
+    }
+
+    private static void write(Ctx c, int flags, byte[] token) {
+        ByteBuffer b = c.reply.body(9 + token.length);
+        c.reply.length(Smb2SessionSetup.write(b, flags, token));
+    }
+
+    private void authenticate(Ctx c, SmbSession s, Smb2SessionSetup.Request req, Spnego.ClientToken token, byte[] msg)
+            throws NtlmException, SmbException {
+        SmbConnection conn = c.conn;
+        SmbServerConfig cfg = c.server.config();
+        NtlmServer.Result r = s.ntlm.authenticate(msg, name -> {
+            SmbUser u = cfg.user(name);
+            return u == null ? null : u.ntHash();
+        });
+        SmbUser user;
+        boolean anonymous = r.anonymous();
+        if (anonymous) {
+            if (cfg.guest() == null) {
+                throw new NtlmException("anonymous logon refused: no guest account", false);
+            }
+            user = cfg.guest();
+        } else {
+            user = cfg.user(r.user());
+        }
+        byte[] serverMic = null;
+        if (token.mechListMic() != null && s.mechTypes != null && !anonymous) {
+            if (!s.ntlm.verifyMic(s.mechTypes, token.mechListMic())) {
+                throw new NtlmException("SPNEGO mechListMIC does not verify", false);
+            }
+            serverMic = s.ntlm.mic(s.mechTypes);
+        }
+        int dialect = conn.dialect();
+        byte[] key = r.sessionKey();
+        boolean signs = !anonymous;
+        boolean canEncrypt = false;
+        if (signs) {
+            if (!Smb2Dialect.is3(dialect)) {
+                s.setSigner(Smb2Signer.hmacSha256(key));
+            } else {
+                boolean is311 = dialect == Smb2Dialect.SMB_3_1_1;
+                int cipher = conn.cipherId;
+                Smb2Kdf.Keys k = Smb2Kdf.serverKeys(key, is311, is311 ? s.preauth.value() : null,
+                        cipher == 0 ? 128 : Smb2Cipher.keyBits(cipher));
+                // MS-SMB2 3.1.4.1: 3.1.1 signs with what SMB2_SIGNING_CAPABILITIES chose (AES-CMAC by default)
+                int algorithm = is311 ? conn.signingAlgorithm : NegotiateContext.SIGNING_AES_CMAC;
+                s.setSigner(switch (algorithm) {
+                    case NegotiateContext.SIGNING_AES_GMAC -> Smb2Signer.aesGmac(k.signing());
+                    case NegotiateContext.SIGNING_HMAC_SHA256 -> Smb2Signer.hmacSha256(k.signing());
+                    default -> Smb2Signer.aesCmac(k.signing());
+                });
+                if (cipher != 0) {
+                    s.encryptor = new Smb2Cipher(cipher, k.encryption(), c.server.random());
+                    s.decryptor = new Smb2Cipher(cipher, k.decryption(), c.server.random());
+                    canEncrypt = true;
+                }
+            }
+        }
+        // 3.3.5.5.3: a server that rejects unencrypted access refuses clients that cannot encrypt
+        if (cfg.encryptAll() && !canEncrypt) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "encryption is required and the client cannot encrypt");
+        }
+        s.authenticated(user, anonymous, cfg.signingRequired() || (req.securityMode() & Smb2Dialect.SIGNING_REQUIRED) != 0,
+                cfg.encryptAll() && canEncrypt);
+        c.server.throttle().succeeded(conn.client());
+        int flags = (anonymous ? Smb2SessionSetup.SESSION_FLAG_IS_NULL : 0)
+                | (cfg.encryptAll() && canEncrypt ? Smb2SessionSetup.SESSION_FLAG_ENCRYPT_DATA : 0);
+        byte[] out = token.raw() ? new byte[0] : Spnego.response(Spnego.ACCEPT_COMPLETED, false, null, serverMic);
+        write(c, flags, out);
+        if (signs) {
+            c.reply.signWith = s; // 3.3.5.5.3: the final response is signed
+        }
+    }
+}

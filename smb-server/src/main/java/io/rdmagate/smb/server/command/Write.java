@@ -1,0 +1,79 @@
+package io.rdmagate.smb.server.command;
+
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.mssmb2.Smb2DecodeException;
+import io.rdmagate.smb.mssmb2.Smb2Write;
+import io.rdmagate.smb.server.Access;
+import io.rdmagate.smb.server.Command;
+import io.rdmagate.smb.server.Ctx;
+import io.rdmagate.smb.server.Open;
+import io.rdmagate.smb.server.SmbException;
+import io.rdmagate.vfs.Stability;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.WriteResult;
+import io.rdmagate.vfs.memory.IoMemory;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * WRITE (MS-SMB2 3.3.5.13). The data is lent to the vfs where it lies in the receive buffer (a
+ * direct buffer), so pwrite reads it from there; only data that arrived encrypted was copied once,
+ * by decryption.
+ */
+public final class Write implements Command {
+    @Override
+    public Needs needs() {
+        return Needs.TREE;
+    }
+
+    @Override
+    public void handle(Ctx c) throws SmbException, Smb2DecodeException, VfsException {
+        Smb2Write.Request req = Smb2Write.decode(c.msg);
+        Open o = c.open(req.fileId());
+        ByteBuffer data = c.msg.slice(req.dataOffset(), req.length());
+        if (o.pipe() != null) {
+            o.pipe().write(data);
+            c.reply.length(Smb2Write.write(c.reply.body(16), req.length()));
+            return;
+        }
+        if (req.length() > c.server.config().maxIo()) {
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "WRITE of " + req.length() + " bytes");
+        }
+        Read.checkCharge(c, req.length());
+        if (o.directory()) {
+            throw new SmbException(NtStatus.INVALID_DEVICE_REQUEST, "WRITE to a directory");
+        }
+        if (!o.can(Access.FILE_WRITE_DATA | Access.FILE_APPEND_DATA)) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "open lacks write access");
+        }
+        long offset = req.offset();
+        if (offset == -1L) {
+            offset = o.vfs().getattr(o.handle()).size(); // 2.2.21: all ones means end of file
+        } else if (offset < 0) {
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "WRITE offset " + Long.toUnsignedString(offset));
+        }
+        if (req.length() > 0
+                && o.vfs().locks().ioConflicts(o.handle().fileId(), o.lockOwner(), offset, req.length(), true)) {
+            throw new SmbException(NtStatus.FILE_LOCK_CONFLICT, "range is locked");
+        }
+        IoMemory mem;
+        if (data.isDirect()) {
+            mem = IoMemory.lend(MemorySegment.ofBuffer(data));
+        } else {
+            mem = c.conn.memory().lease(Math.max(1, req.length()));
+            mem.shrink(req.length());
+            MemorySegment.copy(MemorySegment.ofBuffer(data), 0, mem.segment(), 0, req.length());
+            c.server.config().copies().add("smb-tcp", req.length());
+        }
+        WriteResult r;
+        try {
+            boolean through = (req.flags() & Smb2Write.FLAG_WRITE_THROUGH) != 0;
+            r = o.vfs().write(c.session.caller(), o.handle(), offset, mem, through ? Stability.FILE_SYNC : Stability.UNSTABLE);
+        } finally {
+            mem.release();
+        }
+        o.position = offset + r.count(); // MS-FSA 2.1.5.3: CurrentByteOffset follows the write
+        c.server.watchers().modified(o);
+        c.reply.length(Smb2Write.write(c.reply.body(16), r.count()));
+    }
+}

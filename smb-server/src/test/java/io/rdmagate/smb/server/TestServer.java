@@ -1,0 +1,70 @@
+package io.rdmagate.smb.server;
+
+import io.rdmagate.vfs.ExportOptions;
+import io.rdmagate.vfs.VirtualFileSystem;
+import io.rdmagate.vfs.local.LocalFileSystem;
+import io.rdmagate.vfs.memory.IoMemoryPool;
+import io.rdmagate.vfs.memory.MemoryRegistrar;
+import io.rdmagate.vfs.memory.PayloadCopies;
+import io.rdmagate.vfs.memory.PoolLimits;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.bouncycastle.crypto.digests.MD4Digest;
+
+/**
+ * An SMB server on 127.0.0.1 (a free port) over a local directory, with share "data" (plain),
+ * "secure" (encryption required) and "ro" (read-only), and the user "tester" / "Secret-123".
+ */
+final class TestServer implements AutoCloseable {
+    static final String USER = "tester";
+    static final String PASSWORD = "Secret-123";
+
+    final Path dir;
+    final VirtualFileSystem vfs;
+    final IoMemoryPool pool;
+    final PayloadCopies copies = new PayloadCopies();
+    final SmbServer server;
+
+    static byte[] ntHash(String password) {
+        byte[] p = password.getBytes(StandardCharsets.UTF_16LE);
+        MD4Digest d = new MD4Digest();
+        d.update(p, 0, p.length);
+        byte[] out = new byte[16];
+        d.doFinal(out, 0);
+        return out;
+    }
+
+    TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll) throws Exception {
+        this(dir, state, signingRequired, encryptAll, 0);
+    }
+
+    TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port) throws Exception {
+        this.dir = dir;
+        this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
+        this.pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
+        int uid = (Integer) java.nio.file.Files.getAttribute(dir, "unix:uid");
+        int gid = (Integer) java.nio.file.Files.getAttribute(dir, "unix:gid");
+        SmbUser user = new SmbUser(USER, uid, gid, ntHash(PASSWORD));
+        SmbServerConfig cfg = new SmbServerConfig("RDMAGATE", "WORKGROUP",
+                List.of(new SmbShare("data", vfs, "", false, false, false),
+                        new SmbShare("secure", vfs, "", false, false, true),
+                        new SmbShare("ro", vfs, "", true, false, false)),
+                List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
+                Duration.ofMillis(200), pool, copies);
+        this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port);
+    }
+
+    int port() {
+        return server.localAddress().getPort();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        vfs.close();
+        pool.close();
+    }
+}

@@ -1,0 +1,43 @@
+package io.rdmagate.smb.mssmb2;
+
+import java.nio.ByteBuffer;
+
+/**
+ * WRITE (MS-SMB2 2.2.21 request, 2.2.22 response). The data is a slice of the received message.
+ *
+ * <p>Accepts: StructureSize 49, Channel NONE, data [DataOffset, DataOffset+Length) inside the
+ * message and not inside the fixed body. Refuses anything else (STATUS_INVALID_PARAMETER).
+ */
+public final class Smb2Write {
+    public static final int FLAG_WRITE_THROUGH = 0x1;
+
+    private Smb2Write() {
+    }
+
+    public record Request(int dataOffset, int length, long offset, FileId fileId, int flags) {
+    }
+
+    public static Request decode(ByteBuffer m) throws Smb2DecodeException {
+        Wire.body(m, 49, 48, "WRITE");
+        int b = Smb2Header.SIZE;
+        int dataOff = Wire.u16(m, b + 2);
+        long len = Wire.u32(m, b + 4);
+        int channel = m.getInt(b + 32);
+        if (channel != 0) {
+            throw new Smb2DecodeException("WRITE Channel " + channel + " needs SMB Direct");
+        }
+        if (len > 0) {
+            if (dataOff < b + 48) {
+                throw new Smb2DecodeException("WRITE DataOffset " + dataOff);
+            }
+            Wire.range(m, dataOff, len, "WRITE data");
+        }
+        return new Request(dataOff, (int) len, m.getLong(b + 8), FileId.read(m, b + 16), m.getInt(b + 44));
+    }
+
+    public static int write(ByteBuffer m, int count) {
+        int b = Smb2Header.SIZE;
+        m.putShort(b, (short) 17).putShort(b + 2, (short) 0).putInt(b + 4, count).putInt(b + 8, 0).putInt(b + 12, 0);
+        return 16;
+    }
+}
