@@ -86,6 +86,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
     private final SoftIwarpDevice device;
     private final QpConfig config;
     private final java.nio.channels.ByteChannel channel;
+    // the receive side reads with scattering reads: a socket, or a byte source under test
     private final FpduWriter writer;
     private final FpduReader reader;
     private final byte[] remotePrivateData;
@@ -119,7 +120,8 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
     }
 
     /** Over any channel pair: a socket in service, a byte source and sink under test. */
-    SoftIwarpQueuePair(SoftIwarpDevice device, QpConfig config, java.nio.channels.ByteChannel channel,
+    <C extends java.nio.channels.ByteChannel & java.nio.channels.ScatteringByteChannel> SoftIwarpQueuePair(
+            SoftIwarpDevice device, QpConfig config, C channel,
             java.nio.channels.GatheringByteChannel out, InetSocketAddress local, InetSocketAddress remote, boolean crc,
             byte[] remotePrivateData, int inboundReads, int outboundReads, boolean awaitRtr) {
         this.device = device;

@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.GatheringByteChannel;
+import java.nio.channels.ScatteringByteChannel;
 import java.util.EnumSet;
 
 /**
@@ -69,7 +70,7 @@ final class ReceivePathHarness implements AutoCloseable {
     }
 
     /** Reads from a byte array, swallows writes. */
-    private static final class Scripted implements ByteChannel, GatheringByteChannel {
+    private static final class Scripted implements ByteChannel, GatheringByteChannel, ScatteringByteChannel {
         private final ByteBuffer in;
         private boolean open = true;
 
@@ -87,6 +88,23 @@ final class ReceivePathHarness implements AutoCloseable {
             dst.put(part);
             in.position(in.position() + n);
             return n;
+        }
+
+        @Override
+        public long read(ByteBuffer[] dsts, int offset, int length) {
+            long n = 0;
+            for (int i = offset; i < offset + length; i++) {
+                if (!in.hasRemaining()) {
+                    break;
+                }
+                n += read(dsts[i]);
+            }
+            return n == 0 && !in.hasRemaining() ? -1 : n;
+        }
+
+        @Override
+        public long read(ByteBuffer[] dsts) {
+            return read(dsts, 0, dsts.length);
         }
 
         @Override
