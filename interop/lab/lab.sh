@@ -12,6 +12,8 @@
 #                                     scratch share, /job/lib.sh has the helpers; exit = power off
 #   lab.sh run --job DIR [--forward PORT]... [--jdk DIR] [--timeout S]
 #                                     run DIR/job.sh (what the JUnit tests call)
+#   lab.sh clean                      remove cached images other than the current one, and
+#                                     leftover work directories (while no build runs)
 #
 # Output of smoke/peers: a job directory under /tmp (printed) with output.log, console.log.
 set -euo pipefail
@@ -84,8 +86,17 @@ case $cmd in
         prepare "$job"
         exec "$LAB/run-guest.sh" --image "$image" --job "$job" "${args[@]}"
         ;;
+    clean)
+        keep=$("$LAB/build-image.sh" --print)
+        cache=$(dirname "$keep")
+        for d in "$cache"/* "$cache"/.work-* "$cache"/.lock-*; do
+            [ -e "$d" ] && [ "$d" != "$keep" ] || continue
+            echo "lab.sh: removing $d" >&2
+            rm -rf "$d"
+        done
+        ;;
     *)
-        sed -n '2,19p' "$0" >&2
+        sed -n '2,21p' "$0" >&2
         exit 2
         ;;
 esac
