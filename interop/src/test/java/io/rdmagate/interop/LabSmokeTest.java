@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * rdmagate runs on the HOST here; the guest reaches its /health through a qemu guestfwd
  * (user networking with restrict=on, nothing else reachable).
  */
+@Tag("interop")
 class LabSmokeTest {
     @RegisterExtension
     final GuestLab lab = new GuestLab();

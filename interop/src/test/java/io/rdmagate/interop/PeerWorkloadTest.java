@@ -3,6 +3,7 @@ package io.rdmagate.interop;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * is not involved. One boot per server (lab/job/peers.sh), the large file sized by
  * -Drdmagate.interop.bigMiB (64 MiB in the build, 1 GiB by hand).
  */
+@Tag("interop")
 class PeerWorkloadTest {
     private static final List<String> CHECKS = List.of("mount", "small-tree", "large-file", "namespace", "symlink",
             "hardlink", "attributes", "flock", "fcntl-lock", "concurrent-writers", "unmount");
