@@ -8,6 +8,9 @@ set -uo pipefail
 PEERS=${PEERS:-nfs smb}
 export WORKLOAD_BIG_MIB=${WORKLOAD_BIG_MIB:-1024}
 rc=0
+# a peer oops ends the boot at once (panic=-1: reboot, and qemu -no-reboot exits) instead
+# of leaving the workload hung until the timeout; the console log keeps the trace
+echo 1 > /proc/sys/kernel/panic_on_oops
 
 check siw-up rdma_dummy siw || exit 1
 if [[ " $PEERS " == *" nfs "* ]]; then
@@ -16,7 +19,7 @@ if [[ " $PEERS " == *" nfs "* ]]; then
         for proto in tcp rdma; do
             opts=vers=$vers,proto=$proto
             [ $proto = rdma ] && opts+=,port=20049
-            /job/workloads/nfs-workload.sh "knfsd-v$vers-$proto" "$SIW_ADDR:/srv/nfs" "$opts" || rc=1
+            timeout 600 /job/workloads/nfs-workload.sh "knfsd-v$vers-$proto" "$SIW_ADDR:/srv/nfs" "$opts" || rc=1
         done
     done
 fi
@@ -25,7 +28,7 @@ if [[ " $PEERS " == *" smb "* ]]; then
     for t in tcp rdma; do
         opts=vers=3.1.1,username=lab,password=labpass,mfsymlinks
         [ $t = rdma ] && opts+=,rdma
-        /job/workloads/cifs-workload.sh "ksmbd-3.1.1-$t" "//$SIW_ADDR/share" "$opts" || rc=1
+        timeout 600 /job/workloads/cifs-workload.sh "ksmbd-3.1.1-$t" "//$SIW_ADDR/share" "$opts" || rc=1
     done
 fi
 if dmesg | grep -qE 'BUG:|Oops|general protection'; then

@@ -20,6 +20,17 @@ import org.junit.jupiter.api.function.Executable;
 public record GuestRun(String name, Path dir, int exitCode, String output, Duration took) {
     private static final Pattern RESULT = Pattern.compile("^RESULT (\\S+) (PASS|FAIL) ?(.*)$", Pattern.MULTILINE);
 
+    /** The guest's serial console ("" when there is none). */
+    public String console() {
+        try {
+            Path c = dir.resolve("console.log");
+            return java.nio.file.Files.isRegularFile(c)
+                    ? new String(java.nio.file.Files.readAllBytes(c), java.nio.charset.StandardCharsets.ISO_8859_1) : "";
+        } catch (java.io.IOException e) {
+            return "";
+        }
+    }
+
     /** One reported check. */
     public record Result(String name, boolean passed, String detail) {
     }

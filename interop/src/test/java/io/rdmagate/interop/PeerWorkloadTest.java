@@ -39,8 +39,20 @@ class PeerWorkloadTest {
         for (String t : List.of("tcp", "rdma")) {
             expected.addAll(checks("ksmbd-3.1.1-" + t));
         }
-        lab.job("ksmbd").labScript("peers.sh").env("PEERS", "smb").env("WORKLOAD_BIG_MIB", GuestLab.bigMiB())
-                .timeout(Duration.ofMinutes(15)).run().assertPassed(expected);
+        GuestRun run = ksmbdRun("ksmbd");
+        if (run.exitCode() != 0 && run.console().contains("Workqueue: ksmbd-io")
+                && run.console().contains("list_del corruption")) {
+            // ksmbd 6.1's request-list race (docs/interop.md, peer defects): the peer crashed,
+            // not the workload. Say so, and give the peer one more boot.
+            System.out.println("interop: ksmbd crashed with its list_del race (known peer defect); booting again");
+            run = ksmbdRun("ksmbd-again");
+        }
+        run.assertPassed(expected);
+    }
+
+    private GuestRun ksmbdRun(String name) {
+        return lab.job(name).labScript("peers.sh").env("PEERS", "smb").env("WORKLOAD_BIG_MIB", GuestLab.bigMiB())
+                .timeout(Duration.ofMinutes(15)).run();
     }
 
     private static List<String> checks(String label) {
