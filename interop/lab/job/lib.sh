@@ -1,0 +1,145 @@
+# Helpers for job scripts that run inside the interop guest (sourced: . /job/lib.sh).
+# The lab copies this file, and workloads/, into every job directory; they are not part
+# of the image, so changing them rebuilds nothing.
+#
+# Every check reports one line:  RESULT <name> PASS|FAIL [detail] [at <seconds into the job>s]
+# The JUnit tests assert on these lines; lab_summary prints the totals and returns 1 if
+# anything failed.
+
+LAB_PASS=0
+LAB_FAIL=0
+
+result() {                                  # result NAME PASS|FAIL [detail...]
+    local name=$1 verdict=$2
+    shift 2
+    echo "RESULT $name $verdict $* [at ${SECONDS}s]"
+    if [ "$verdict" = PASS ]; then LAB_PASS=$((LAB_PASS + 1)); else LAB_FAIL=$((LAB_FAIL + 1)); fi
+}
+
+check() {                                   # check NAME COMMAND...: PASS if it exits 0
+    local name=$1
+    shift
+    local out
+    if out=$("$@" 2>&1); then
+        result "$name" PASS
+    else
+        result "$name" FAIL "($*): $(echo "$out" | tail -3 | tr '\n' ' ')"
+        return 1
+    fi
+}
+
+lab_summary() {
+    echo "SUMMARY pass=$LAB_PASS fail=$LAB_FAIL"
+    [ "$LAB_FAIL" = 0 ]
+}
+
+# The guest's NIC (virtio-net), present only when the lab forwards ports. Configures the
+# slirp addresses: the guest is 10.0.2.15; 10.0.2.100:PORT are the host's forwarded ports.
+net_up() {
+    local dev
+    for dev in /sys/class/net/*; do
+        if [ "$(basename "$(readlink -f "$dev/device/driver" 2>/dev/null)")" = virtio_net ]; then
+            NIC=$(basename "$dev")
+            ip addr add 10.0.2.15/24 dev "$NIC"
+            ip link set "$NIC" up
+            ip route add default via 10.0.2.2
+            return 0
+        fi
+    done
+    echo "net_up: no virtio-net interface" >&2
+    return 1
+}
+
+# A soft RDMA device on its own dummy netdev with a /32 address (rdma_cm cannot use
+# 127.0.0.1). siw: siw0 on rd0 = 10.200.0.2; rxe: rxe0 on rd1 = 10.200.1.2.
+SIW_ADDR=10.200.0.2
+RXE_ADDR=10.200.1.2
+rdma_dummy() {                              # rdma_dummy siw|rxe
+    local kind=$1 dev addr mod
+    case $kind in
+        siw) dev=rd0 addr=$SIW_ADDR mod=siw ;;
+        rxe) dev=rd1 addr=$RXE_ADDR mod=rdma_rxe ;;
+        *) echo "rdma_dummy: siw or rxe" >&2; return 2 ;;
+    esac
+    modprobe dummy && modprobe rdma_ucm && modprobe rdma_cm && modprobe "$mod" || return 1
+    ip link add "$dev" type dummy || return 1
+    ip addr add "$addr/32" dev "$dev" || return 1
+    ip link set "$dev" up || return 1
+    rdma link add "${kind}0" type "$kind" netdev "$dev" || return 1
+    # the device is usable once its port is ACTIVE
+    local i
+    for i in $(seq 50); do
+        rdma link show "${kind}0/1" 2>/dev/null | grep -q 'state ACTIVE' && return 0
+        sleep 0.1
+    done
+    rdma link show >&2
+    return 1
+}
+
+rping_check() {                             # rping_check ADDR: 10 pings through rdma_cm
+    local addr=$1 srv rc
+    rping -s -a "$addr" -C 10 >/tmp/rping-server.log 2>&1 &
+    srv=$!
+    sleep 1
+    timeout 60 rping -c -a "$addr" -C 10 -S 64 -v >/tmp/rping-client.log 2>&1
+    rc=$?
+    wait "$srv" || rc=$((rc == 0 ? 1 : rc))
+    [ "$rc" = 0 ] && [ "$(grep -c 'ping data' /tmp/rping-client.log)" -ge 10 ] \
+        || { cat /tmp/rping-server.log /tmp/rping-client.log; return 1; }
+}
+
+# knfsd exporting DIR over TCP 2049 and RDMA 20049 (NFSv3, v4.1, v4.2), with rpcbind,
+# mountd and statd (NLM locks for v3). The grace periods (90 s by default, during which
+# knfsd refuses new NLM and NFSv4 locks) are cut to 10 s: a fresh guest has no clients
+# to wait for.
+start_knfsd() {                             # start_knfsd DIR
+    local dir=$1
+    mkdir -p "$dir" /var/lib/nfs/v4recovery /run/rpc_pipefs
+    chmod 0777 "$dir"
+    echo "$dir *(rw,no_root_squash,insecure,no_subtree_check,sync,fsid=1)" > /etc/exports
+    modprobe sunrpc && modprobe nfsd && modprobe rpcrdma || return 1
+    mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
+    mountpoint -q /run/rpc_pipefs || mount -t rpc_pipefs sunrpc /run/rpc_pipefs || return 1
+    modprobe lockd && echo 10 > /proc/sys/fs/nfs/nlm_grace_period || return 1
+    echo 10 > /proc/fs/nfsd/nfsv4gracetime || return 1
+    rpcbind -w || return 1
+    rpc.statd --no-notify || return 1
+    exportfs -ra || return 1
+    rpc.mountd --port 20048 || return 1
+    rpc.nfsd --port 2049 4 || return 1
+    echo 'rdma 20049' > /proc/fs/nfsd/portlist || return 1
+    grep -q rdma /proc/fs/nfsd/portlist
+}
+
+# ksmbd sharing DIR as "share" to user lab (password labpass), over TCP 445 and SMB Direct.
+start_ksmbd() {                             # start_ksmbd DIR
+    local dir=$1
+    mkdir -p "$dir" /etc/ksmbd
+    chmod 0777 "$dir"
+    id lab >/dev/null 2>&1 || useradd -M -u 1000 lab || return 1
+    cat > /etc/ksmbd/ksmbd.conf <<EOF
+[global]
+	netbios name = RDMAGATE-GUEST
+	server min protocol = SMB3_11
+[share]
+	path = $dir
+	read only = no
+	force user = root
+	force group = root
+EOF
+    rm -f /etc/ksmbd/ksmbdpwd.db
+    ksmbd.adduser -a lab -p labpass >/dev/null || return 1
+    modprobe ksmbd || return 1
+    ksmbd.mountd || return 1
+    local i
+    for i in $(seq 50); do
+        [ -e /sys/class/ksmbd-control/kill_server ] && grep -q . /sys/class/ksmbd-control/debug 2>/dev/null && break
+        sleep 0.1
+    done
+    sleep 1
+}
+
+# The bytes answered on GET URL_PATH from 10.0.2.100:PORT (a forwarded host port).
+host_get() {                                # host_get PORT PATH
+    curl -sS --max-time 30 -o - -w '\nHTTP %{http_code}\n' "http://10.0.2.100:$1$2"
+}

@@ -1,0 +1,92 @@
+package io.rdmagate.interop;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The real rdmagate ({@code io.rdmagate.gateway.Main serve}) as a child process on the host,
+ * on a temporary configuration: one export in a temporary directory, state in another, HTTP
+ * on 127.0.0.1 at a free port. Guests reach it through a forward of {@link #httpPort()}.
+ */
+public final class HostGateway implements AutoCloseable {
+    private static final Pattern HTTP_LINE = Pattern.compile("listening: http/tcp on 127\\.0\\.0\\.1:(\\d+)");
+
+    private final Process process;
+    private final Path log;
+    private final int httpPort;
+
+    private HostGateway(Process process, Path log, int httpPort) {
+        this.process = process;
+        this.log = log;
+        this.httpPort = httpPort;
+    }
+
+    public static HostGateway start(Path dir) throws IOException, InterruptedException {
+        Path export = Files.createDirectories(dir.resolve("export"));
+        Path state = dir.resolve("state");
+        Path config = dir.resolve("rdmagate.yaml");
+        Files.writeString(config, """
+                stateDir: %s
+                http: {address: 127.0.0.1, port: 0}
+                exports:
+                  - name: data
+                    path: %s
+                    clients: [{match: "*"}]
+                shares:
+                  - {name: data, export: data}
+                transports:
+                  nfs: {enabled: false}
+                  smb: {enabled: false}
+                """.formatted(state, export));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path log = dir.resolve("rdmagate.log");
+        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve", "--config",
+                config.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            Matcher m = HTTP_LINE.matcher(Files.readString(log));
+            if (m.find()) {
+                return new HostGateway(p, log, Integer.parseInt(m.group(1)));
+            }
+            if (!p.isAlive()) {
+                fail("rdmagate exited with " + p.exitValue() + ":\n" + Files.readString(log));
+            }
+            Thread.sleep(50);
+        }
+        p.destroyForcibly();
+        fail("rdmagate did not report its http port:\n" + Files.readString(log));
+        return null;
+    }
+
+    public int httpPort() {
+        return httpPort;
+    }
+
+    public String log() throws IOException {
+        return Files.readString(log);
+    }
+
+    /** SIGTERM, then the orderly stop; returns the exit status. */
+    public int stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            stop();
+        }
+    }
+}
