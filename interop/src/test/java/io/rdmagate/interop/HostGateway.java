@@ -28,6 +28,17 @@ public final class HostGateway implements AutoCloseable {
     }
 
     public static HostGateway start(Path dir) throws IOException, InterruptedException {
+        return start(dir, """
+                  nfs: {enabled: false}
+                  smb: {enabled: false}
+                """);
+    }
+
+    /**
+     * With the given {@code transports:} body (indented two spaces). The export lets root in
+     * unsquashed: the guest's workloads run as root.
+     */
+    public static HostGateway start(Path dir, String transports) throws IOException, InterruptedException {
         Path export = Files.createDirectories(dir.resolve("export"));
         Path state = dir.resolve("state");
         Path config = dir.resolve("rdmagate.yaml");
@@ -37,13 +48,11 @@ public final class HostGateway implements AutoCloseable {
                 exports:
                   - name: data
                     path: %s
-                    clients: [{match: "*"}]
+                    clients: [{match: "*", rootSquash: false}]
                 shares:
                   - {name: data, export: data}
                 transports:
-                  nfs: {enabled: false}
-                  smb: {enabled: false}
-                """.formatted(state, export));
+                """.formatted(state, export) + transports);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = dir.resolve("rdmagate.log");
         Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# rdmagate on the host serving the guest's kernel NFS client: NFSv3 over TCP, then NFSv3 over
+# RDMA with siw on the guest's NIC reaching rdmagate's soft iWARP through the forward. Each
+# runs the common workload (workloads/nfs-workload.sh). Ports come from /job/env.
+# Mounted with nolock: NLM's server-to-client callbacks would need a forward into the guest.
+set -uo pipefail
+. /job/lib.sh
+[ -f /job/env ] && . /job/env
+export WORKLOAD_BIG_MIB=${WORKLOAD_BIG_MIB:-1024}
+echo 1 > /proc/sys/kernel/panic_on_oops
+rc=0
+
+# net_up sets NIC, so it runs in this shell, not in check's subshell
+if net_up; then result nic-up PASS "$NIC"; else result nic-up FAIL; lab_summary; exit 1; fi
+opts=vers=3,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp,nolock
+timeout 900 /job/workloads/nfs-workload.sh rdmagate-v3-tcp 10.0.2.100:/data "$opts,proto=tcp" || rc=1
+
+check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" || rc=1
+opts=vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp,nolock
+timeout 900 /job/workloads/nfs-workload.sh rdmagate-v3-rdma 10.0.2.100:/data "$opts" || rc=1
+
+if dmesg | grep -qE 'BUG:|Oops|general protection'; then
+    result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"
+    rc=1
+else
+    result kernel-clean PASS "no oops"
+fi
+dmesg > /job/dmesg.log
+exit $rc

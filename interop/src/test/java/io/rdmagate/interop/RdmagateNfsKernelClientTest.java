@@ -1,0 +1,74 @@
+package io.rdmagate.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Linux kernel NFS client against rdmagate: rdmagate runs on the HOST (the real program,
+ * as a child process); the guest mounts it through qemu forwards, NFSv3 over TCP and NFSv3
+ * over RDMA (the guest's siw on its NIC talking to rdmagate's built-in soft iWARP), and runs
+ * the same workload that PeerWorkloadTest proves against knfsd.
+ */
+@Tag("interop")
+class RdmagateNfsKernelClientTest {
+    private static final List<String> CHECKS = List.of("mount", "small-tree", "large-file", "namespace", "symlink",
+            "hardlink", "attributes", "flock", "fcntl-lock", "concurrent-writers", "unmount");
+
+    @RegisterExtension
+    final GuestLab lab = new GuestLab();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void kernelClientMountsOverTcpAndOverRdmaAndRunsTheWorkload() throws Exception {
+        int nfs = freePort();
+        int mount = freePort();
+        int rdma = freePort();
+        String transports = """
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
+                  rpcbind: {mode: off}
+                  smb: {enabled: false}
+                """.formatted(nfs, mount, rdma, freePort(), freePort());
+        try (HostGateway gateway = HostGateway.start(dir, transports)) {
+            List<String> expected = new ArrayList<>(List.of("nic-up", "siw-nic", "kernel-clean"));
+            for (String proto : List.of("tcp", "rdma")) {
+                for (String c : CHECKS) {
+                    expected.add("rdmagate-v3-" + proto + "/" + c);
+                }
+            }
+            GuestRun run = lab.job("rdmagate-nfs")
+                    .labScript("rdmagate-nfs.sh")
+                    .env("NFS_PORT", nfs)
+                    .env("MOUNT_PORT", mount)
+                    .env("RDMA_PORT", rdma)
+                    .env("WORKLOAD_BIG_MIB", GuestLab.bigMiB())
+                    .forward(nfs)
+                    .forward(mount)
+                    .forward(rdma)
+                    .timeout(Duration.ofMinutes(25))
+                    .run();
+            run.assertPassed(expected);
+            assertEquals(0, gateway.stop(), gateway.log());
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return s.getLocalPort();
+        }
+    }
+}
