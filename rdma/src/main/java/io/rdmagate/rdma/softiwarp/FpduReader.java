@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.ScatteringByteChannel;
+import java.nio.channels.ReadableByteChannel;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -39,33 +39,24 @@ final class FpduReader {
         void segmentDone() throws TerminateException;
     }
 
-    private final ScatteringByteChannel channel;
+    private final ReadableByteChannel channel;
     private final boolean crc;
     private final Placement placement;
     private final ByteBuffer header = ByteBuffer.allocateDirect(2 + Rdmap.UNTAGGED_HEADER);
     private final ByteBuffer body = ByteBuffer.allocateDirect(MAX_TERMINATE);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
     private final CRC32C crc32c = new CRC32C();
-    private final ByteBuffer[] trailerAndNext = new ByteBuffer[2];
-    /** Bytes of the next FPDU's header already read with the previous trailer. */
-    private int carried;
 
-    FpduReader(ScatteringByteChannel channel, boolean crc, Placement placement) {
+    FpduReader(ReadableByteChannel channel, boolean crc, Placement placement) {
         this.channel = channel;
         this.crc = crc;
         this.placement = placement;
     }
 
-    /**
-     * Reads and handles one FPDU. Returns false at a clean end of stream between FPDUs. System
-     * calls per FPDU: one for the header (a tagged header is exactly the first 16 bytes; an untagged
-     * one needs 4 more), one or more for the payload straight into its place, and one for the
-     * trailer that also takes whatever of the next header has arrived.
-     */
+    /** Reads and handles one FPDU. Returns false at a clean end of stream between FPDUs. */
     boolean next() throws IOException, TerminateException {
-        header.clear().limit(Rdmap.TAGGED_HEADER + 2).position(carried);
-        carried = 0;
-        if (!fill(header, 4, true)) {
+        header.clear().limit(4);
+        if (!readFully(header, true)) {
             return false;
         }
         int ulpdu = Short.toUnsignedInt(header.getShort(0));
@@ -89,10 +80,7 @@ final class FpduReader {
             throw new TerminateException(Rdmap.llp(Rdmap.LLP_FPDU_START, "ULPDU length " + ulpdu + " below its header"));
         }
         header.limit(2 + hlen);
-        fill(header, 2 + hlen, false);
-        if (crc) {
-            crc32c.update(header.duplicate().flip());
-        }
+        readFully(header, false);
         int length = ulpdu - hlen;
         if (tagged) {
             int stag = header.getInt(4);
@@ -142,7 +130,7 @@ final class FpduReader {
 
     private void readBody(int length) throws IOException {
         body.clear().limit(length);
-        readFully(body);
+        readFully(body, false);
         if (crc) {
             crc32c.update(body.duplicate().flip());
         }
@@ -152,7 +140,7 @@ final class FpduReader {
     private void read(List<MemorySegment> targets) throws IOException {
         for (MemorySegment t : targets) {
             ByteBuffer b = t.asByteBuffer();
-            readFully(b);
+            readFully(b, false);
             if (crc) {
                 crc32c.update(b.flip());
             }
@@ -160,20 +148,9 @@ final class FpduReader {
     }
 
     private void trailer(int payloadLength) throws IOException, TerminateException {
-        int pad = (-(header.limit() + payloadLength)) & 3;
+        int pad = (-(2 + (header.limit() - 2) + payloadLength)) & 3;
         trailer.clear().limit(pad + 4);
-        // the same read takes what has arrived of the next FPDU's header
-        int headerLimit = header.limit();
-        header.position(0).limit(Rdmap.TAGGED_HEADER + 2);
-        trailerAndNext[0] = trailer;
-        trailerAndNext[1] = header;
-        while (trailer.hasRemaining()) {
-            if (channel.read(trailerAndNext) < 0) {
-                throw new EOFException("connection closed inside an FPDU");
-            }
-        }
-        carried = header.position();
-        header.limit(headerLimit);
+        readFully(trailer, false);
         if (crc) {
             int received = trailer.getInt(pad);
             crc32c.update(trailer.duplicate().position(0).limit(pad));
@@ -185,23 +162,21 @@ final class FpduReader {
         }
     }
 
-    private void readFully(ByteBuffer b) throws IOException {
+    private boolean readFully(ByteBuffer b, boolean eofAllowedAtStart) throws IOException {
+        boolean start = b.position() == 0;
         while (b.hasRemaining()) {
             if (channel.read(b) < 0) {
-                throw new EOFException("connection closed inside an FPDU");
-            }
-        }
-    }
-
-    /** Reads into {@code b} until it holds at least {@code min} bytes (more may come, up to its limit). */
-    private boolean fill(ByteBuffer b, int min, boolean eofAllowedAtStart) throws IOException {
-        while (b.position() < min) {
-            if (channel.read(b) < 0) {
-                if (eofAllowedAtStart && b.position() == 0) {
+                if (eofAllowedAtStart && start && b.position() == 0) {
                     return false;
                 }
                 throw new EOFException("connection closed inside an FPDU");
             }
+        }
+        if (crc && b == header) {
+            // the CRC covers the header as read; fold it in once it is complete
+            ByteBuffer d = b.duplicate();
+            d.position(b.limit() == 4 ? 0 : 4).limit(b.limit());
+            crc32c.update(d);
         }
         return true;
     }

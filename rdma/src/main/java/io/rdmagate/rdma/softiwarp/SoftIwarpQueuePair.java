@@ -39,7 +39,11 @@ import org.slf4j.LoggerFactory;
 final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
     private static final Logger log = LoggerFactory.getLogger(SoftIwarpQueuePair.class);
 
-    private sealed interface Job permits WrJob, ResponseJob, TerminateJob {
+    private sealed interface Job permits WrJob, ResponseJob, TerminateJob, StopJob {
+    }
+
+    /** Ends the transmit thread once the connection is closed (no interrupt: a write under way finishes). */
+    private record StopJob() implements Job {
     }
 
     private record WrJob(SendWr wr) implements Job {
@@ -191,6 +195,9 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
                 switch (job) {
                     case TerminateJob t -> {
                         writer.terminate(t.cause());
+                        return;
+                    }
+                    case StopJob s -> {
                         return;
                     }
                     case ResponseJob r -> {
@@ -572,9 +579,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
         } catch (IOException e) {
             log.debug("closing {}", remote, e);
         }
-        if (tx != null) {
-            tx.interrupt();
-        }
+        jobs.add(new StopJob());
     }
 
     private WorkCompletion recvCompletion(RecvWr wr, WcStatus st, long bytes, int invalidated, boolean solicited) {
