@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boots the interop guest once: runs JOB_DIR/job.sh inside it and returns the job's exit status.
 #
-#   run-guest.sh --image DIR --job JOB_DIR [--forward PORT]... [--jdk JDK_HOME]
+#   run-guest.sh --image DIR --job JOB_DIR [--forward PORT|GUEST:HOST]... [--jdk JDK_HOME]
 #                [--timeout SECONDS] [--console FILE] [--shell]
 #
 # --image    an image directory from build-image.sh (rootfs.ext4, vmlinuz, initrd.img)
@@ -11,6 +11,8 @@
 # --forward  makes 10.0.2.100:PORT in the guest reach 127.0.0.1:PORT on the host: qemu user
 #            networking with restrict=on (the guest reaches nothing else) and one guestfwd
 #            per port, each guest connection relayed by its own `socat - TCP:127.0.0.1:PORT`.
+#            GUEST:HOST makes 10.0.2.100:GUEST reach 127.0.0.1:HOST (a well-known port such
+#            as rpcbind's 111 in the guest, served by a free port on the host).
 #            Without --forward the guest has no network card at all (-nic none).
 # --jdk      shares a JDK read-only (tag "jdk"); the guest mounts it at /opt/jdk.
 # --timeout  hard limit for the whole boot (default 600 s); the job gets 30 s less.
@@ -46,8 +48,9 @@ if [ "${#forwards[@]}" -gt 0 ]; then
     command -v socat >/dev/null || { echo "run-guest: --forward needs socat on the host" >&2; exit 2; }
     spec=user,id=n0,restrict=on,net=10.0.2.0/24,host=10.0.2.2
     for p in "${forwards[@]}"; do
-        [[ $p =~ ^[0-9]+$ ]] || { echo "run-guest: bad port $p" >&2; exit 2; }
-        spec+=",guestfwd=tcp:10.0.2.100:$p-cmd:socat - TCP:127.0.0.1:$p"
+        [[ $p =~ ^([0-9]+)(:([0-9]+))?$ ]] || { echo "run-guest: bad port $p" >&2; exit 2; }
+        guest=${BASH_REMATCH[1]} host=${BASH_REMATCH[3]:-${BASH_REMATCH[1]}}
+        spec+=",guestfwd=tcp:10.0.2.100:$guest-cmd:socat - TCP:127.0.0.1:$host"
     done
     net=(-netdev "$spec" -device virtio-net-pci,netdev=n0)
 fi

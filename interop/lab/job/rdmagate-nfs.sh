@@ -2,7 +2,10 @@
 # rdmagate on the host serving the guest's kernel NFS client: NFSv3 over TCP, then NFSv3 over
 # RDMA with siw on the guest's NIC reaching rdmagate's soft iWARP through the forward. Each
 # runs the common workload (workloads/nfs-workload.sh). Ports come from /job/env.
-# Mounted with nolock: NLM's server-to-client callbacks would need a forward into the guest.
+# Locks go to rdmagate's NLM: the guest's lockd finds it through rpcbind on 10.0.2.100:111
+# (forwarded to rdmagate's embedded rpcbind) and reaches NLM_PORT through its own forward;
+# mount.nfs wants the guest's own rpcbind and statd running for that. The workload's lock
+# checks never block on a held lock, so no GRANTED callback into the guest is needed.
 set -uo pipefail
 . /job/lib.sh
 [ -f /job/env ] && . /job/env
@@ -12,11 +15,12 @@ rc=0
 
 # net_up sets NIC, so it runs in this shell, not in check's subshell
 if net_up; then result nic-up PASS "$NIC"; else result nic-up FAIL; lab_summary; exit 1; fi
-opts=vers=3,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp,nolock
+check statd bash -c "rpcbind -w && rpc.statd --no-notify" || rc=1
+opts=vers=3,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v3-tcp 10.0.2.100:/data "$opts,proto=tcp" || rc=1
 
 check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" || rc=1
-opts=vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp,nolock
+opts=vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v3-rdma 10.0.2.100:/data "$opts" || rc=1
 
 if dmesg | grep -qE 'BUG:|Oops|general protection'; then

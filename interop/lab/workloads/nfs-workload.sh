@@ -27,10 +27,14 @@ want_proto=tcp
 [[ ,$opts, == *,proto=rdma,* ]] && want_proto=rdma
 want_vers=${opts#*vers=}
 want_vers=${want_vers%%,*}
-if [[ $line == *proto=$want_proto* ]] && [[ $line == *vers=$want_vers* ]]; then
+# without nolock every flock/fcntl lock must go to the server (NLM for v3): local_lock=none
+want_lock=local_lock=none
+[[ ,$opts, == *,nolock,* ]] && want_lock=local_lock=all
+if [[ $line == *proto=$want_proto* ]] && [[ $line == *vers=$want_vers* ]] \
+        && { [[ $want_vers == 4* ]] || [[ $line == *$want_lock* ]]; }; then
     result "$label/mount" PASS "$(echo "$line" | cut -d' ' -f1-4 | cut -c1-200)"
 else
-    result "$label/mount" FAIL "wanted vers=$want_vers proto=$want_proto: $line"
+    result "$label/mount" FAIL "wanted vers=$want_vers proto=$want_proto $want_lock: $line"
 fi
 
 fs_workload "$label" "$mnt" "mode symlink hardlink"

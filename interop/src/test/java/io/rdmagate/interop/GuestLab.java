@@ -119,7 +119,7 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
     public final class Job {
         private final String name;
         private final Path dir;
-        private final List<Integer> forwards = new ArrayList<>();
+        private final List<String> forwards = new ArrayList<>();
         private final Map<String, String> env = new LinkedHashMap<>();
         private String script = "";
         private Duration timeout = Duration.ofMinutes(10);
@@ -152,7 +152,13 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
 
         /** Makes 10.0.2.100:PORT in the guest reach 127.0.0.1:PORT on the host. */
         public Job forward(int port) {
-            forwards.add(port);
+            forwards.add(Integer.toString(port));
+            return this;
+        }
+
+        /** Makes 10.0.2.100:GUESTPORT in the guest reach 127.0.0.1:HOSTPORT on the host. */
+        public Job forward(int guestPort, int hostPort) {
+            forwards.add(guestPort + ":" + hostPort);
             return this;
         }
 
@@ -170,9 +176,9 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
                 Files.writeString(dir.resolve("env"), e);
                 List<String> cmd = new ArrayList<>(List.of(LAB.resolve("lab.sh").toString(), "run", "--job",
                         dir.toString(), "--timeout", Long.toString(timeout.toSeconds())));
-                for (int p : forwards) {
+                for (String p : forwards) {
                     cmd.add("--forward");
-                    cmd.add(Integer.toString(p));
+                    cmd.add(p);
                 }
                 Path hostLog = dir.resolve("host.log");
                 long t0 = System.nanoTime();

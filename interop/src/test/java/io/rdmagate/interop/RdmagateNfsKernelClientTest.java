@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The Linux kernel NFS client against rdmagate: rdmagate runs on the HOST (the real program,
  * as a child process); the guest mounts it through qemu forwards, NFSv3 over TCP and NFSv3
  * over RDMA (the guest's siw on its NIC talking to rdmagate's built-in soft iWARP), and runs
- * the same workload that PeerWorkloadTest proves against knfsd.
+ * the same workload that PeerWorkloadTest proves against knfsd. Mounted without {@code nolock}:
+ * the flock and fcntl checks go through rdmagate's NLM, found through its embedded rpcbind.
  */
 @Tag("interop")
 class RdmagateNfsKernelClientTest {
@@ -37,13 +38,16 @@ class RdmagateNfsKernelClientTest {
         int nfs = freePort();
         int mount = freePort();
         int rdma = freePort();
+        int nlm = freePort();
+        int nsm = freePort();
+        int rpcbind = freePort();
         String transports = """
                   nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
-                  rpcbind: {mode: off}
+                  rpcbind: {mode: embedded, port: %d}
                   smb: {enabled: false}
-                """.formatted(nfs, mount, rdma, freePort(), freePort());
+                """.formatted(nfs, mount, rdma, nlm, nsm, rpcbind);
         try (HostGateway gateway = HostGateway.start(dir, transports)) {
-            List<String> expected = new ArrayList<>(List.of("nic-up", "siw-nic", "kernel-clean"));
+            List<String> expected = new ArrayList<>(List.of("nic-up", "statd", "siw-nic", "kernel-clean"));
             for (String proto : List.of("tcp", "rdma")) {
                 for (String c : CHECKS) {
                     expected.add("rdmagate-v3-" + proto + "/" + c);
@@ -58,6 +62,9 @@ class RdmagateNfsKernelClientTest {
                     .forward(nfs)
                     .forward(mount)
                     .forward(rdma)
+                    .forward(nlm)
+                    .forward(nsm)
+                    .forward(111, rpcbind)
                     .timeout(Duration.ofMinutes(25))
                     .run();
             run.assertPassed(expected);
