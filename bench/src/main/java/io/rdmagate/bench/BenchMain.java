@@ -25,8 +25,12 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         String what = args.length > 0 ? args[0] : "rdma";
+        if (what.equals("nfs")) {
+            io.rdmagate.bench.nfs.NfsBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (!what.equals("rdma")) {
-            System.err.println("usage: bench/run rdma [totalMiB] [rounds]");
+            System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs [totalMiB] [seconds] [rounds]");
             System.exit(2);
         }
         long total = (args.length > 1 ? Long.parseLong(args[1]) : 2048) << 20;

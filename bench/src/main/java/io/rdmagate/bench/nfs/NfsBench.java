@@ -1,0 +1,213 @@
+package io.rdmagate.bench.nfs;
+
+import io.rdmagate.nfs.client.Nfs3Client;
+import io.rdmagate.nfs.v3.Nfs3;
+import io.rdmagate.oncrpc.rpc.AuthSys;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The NFSv3 benchmark: the same load generator against rdmagate and against nfs-ganesha, both
+ * exporting one directory on 127.0.0.1, in one run. Figures: 1 MiB sequential write (UNSTABLE,
+ * then COMMIT) and read MB/s over {@link #STREAMS} connections with {@link #STREAM_DEPTH} calls
+ * in flight each; 4 KiB random read IOPS at queue depth 16 on one connection; GETATTR calls/s
+ * at queue depth 16 on one connection; and each server's CPU time per unit of work. Rounds
+ * alternate between the servers; the best round of each figure is reported.
+ *
+ * <p>Usage (as root, through {@code bench/run nfs [totalMiB] [seconds] [rounds]}, which gives
+ * it a network namespace of its own with an rpcbind for ganesha).
+ */
+public final class NfsBench {
+    static final int STREAMS = 4;
+    static final int STREAM_DEPTH = 4;
+    static final int QUEUE_DEPTH = 16;
+    static final int IO = 1 << 20;
+    static final int SMALL = 4096;
+    private static final AuthSys ROOT = new AuthSys(0, "bench", 0, 0, new int[0]);
+
+    private final long fileBytes;
+    private final long seconds;
+    private final byte[] data = new byte[IO];
+
+    private NfsBench(long totalBytes, long seconds) {
+        this.fileBytes = totalBytes / STREAMS / IO * IO;
+        this.seconds = seconds;
+        new SplittableRandom(2049).nextBytes(data);
+    }
+
+    /** One figure of one round: the value and the server CPU seconds it cost. */
+    record Figure(double value, double serverCpuSeconds, double work) {
+        /** Server CPU per unit of work: s/GiB for throughput, µs per call for rates. */
+        double cpuPerUnit() {
+            return serverCpuSeconds / work;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (System.getenv("RDMAGATE_BENCH_NETNS") == null) {
+            System.err.println("run the NFS benchmark through bench/run nfs (as root): it needs a network namespace");
+            System.exit(2);
+        }
+        long total = (args.length > 0 ? Long.parseLong(args[0]) : 1024) << 20;
+        long seconds = args.length > 1 ? Long.parseLong(args[1]) : 10;
+        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        NfsBench bench = new NfsBench(total, seconds);
+        Path work = Files.createTempDirectory("rdmagate-bench-nfs");
+        Path export = Files.createDirectories(work.resolve("export"));
+        System.out.printf(Locale.ROOT, "nfs benchmark: %d MiB per sequential figure (%d streams x %d in flight),"
+                + " %d s per rate figure (queue depth %d), best of %d rounds, %d cores, %s; work in %s%n",
+                total >> 20, STREAMS, STREAM_DEPTH, seconds, QUEUE_DEPTH, rounds,
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.version"), work);
+        Process rpcbind = Servers.rpcbind(work);
+        List<Map<String, Figure>> best = new ArrayList<>();
+        try (ServerProcess rdmagate = Servers.rdmagate(work, export);
+                ServerProcess ganesha = Servers.ganesha(work, export)) {
+            List<ServerProcess> servers = List.of(rdmagate, ganesha);
+            for (int i = 0; i < servers.size(); i++) {
+                best.add(new LinkedHashMap<>());
+            }
+            for (int r = 0; r < rounds; r++) {
+                for (int i = 0; i < servers.size(); i++) {
+                    Map<String, Figure> round = bench.round(servers.get(i));
+                    System.out.printf(Locale.ROOT, "round %d %s: %s%n", r + 1, servers.get(i).name(), round);
+                    Map<String, Figure> b = best.get(i);
+                    round.forEach((k, v) -> b.merge(k, v, (x, y) -> x.value() >= y.value() ? x : y));
+                }
+            }
+            print(servers, best);
+        } finally {
+            rpcbind.destroy();
+            rpcbind.waitFor();
+        }
+    }
+
+    private static void print(List<ServerProcess> servers, List<Map<String, Figure>> best) {
+        System.out.println();
+        System.out.println("| figure | rdmagate | ganesha | rdmagate / ganesha | rdmagate CPU | ganesha CPU |");
+        System.out.println("|---|---:|---:|---:|---:|---:|");
+        for (String k : best.get(0).keySet()) {
+            Figure a = best.get(0).get(k);
+            Figure b = best.get(1).get(k);
+            String unit = k.contains("MB/s") ? " s/GiB" : " µs/call";
+            double scale = k.contains("MB/s") ? 1 : 1e6;
+            System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.2f | %.2f%s | %.2f%s |%n", k, a.value(), b.value(),
+                    a.value() / b.value(), a.cpuPerUnit() * scale, unit, b.cpuPerUnit() * scale, unit);
+        }
+        System.out.println();
+        System.out.println("servers: " + servers.stream().map(s -> s.name() + " pid " + s.process().pid()).toList());
+    }
+
+    private Map<String, Figure> round(ServerProcess server) throws Exception {
+        byte[] root = Nfs3Client.mount(server.mount(), server.mountPath(), ROOT);
+        byte[][] files = new byte[STREAMS][];
+        try (Nfs3Client setup = Nfs3Client.connect(server.nfs(), ROOT)) {
+            for (int s = 0; s < STREAMS; s++) {
+                files[s] = setup.create(root, server.name() + "-" + s, 0644);
+            }
+        }
+        Map<String, Figure> out = new LinkedHashMap<>();
+        long calls = fileBytes / IO;
+        double gib = STREAMS * fileBytes / (double) (1L << 30);
+        // 1 MiB sequential write, UNSTABLE, each stream its own file; then COMMIT of every file
+        double cpu0 = server.cpuSeconds();
+        long t0 = System.nanoTime();
+        streams(server, files, calls, 0, (c, s, xid, i) -> c.sendWrite(xid, files[s], i * IO, data, IO, Nfs3.UNSTABLE));
+        long t1 = System.nanoTime();
+        streams(server, files, 1, 0, (c, s, xid, i) -> c.sendCommit(xid, files[s]));
+        long t2 = System.nanoTime();
+        double cpu1 = server.cpuSeconds();
+        out.put("1 MiB seq write MB/s", new Figure(mbps(t1 - t0), cpu1 - cpu0, gib));
+        out.put("1 MiB seq write + COMMIT MB/s", new Figure(mbps(t2 - t0), cpu1 - cpu0, gib));
+        // 1 MiB sequential read of the same files (in the page cache: the server's own cost)
+        cpu0 = server.cpuSeconds();
+        t0 = System.nanoTime();
+        streams(server, files, calls, IO, (c, s, xid, i) -> c.sendRead(xid, files[s], i * IO, IO));
+        t1 = System.nanoTime();
+        out.put("1 MiB seq read MB/s", new Figure(mbps(t1 - t0), server.cpuSeconds() - cpu0, gib));
+        verify(server, files);
+        // 4 KiB random reads over all files, queue depth 16 on one connection
+        long blocks = fileBytes / SMALL;
+        SplittableRandom random = new SplittableRandom(4096);
+        out.put("4 KiB random read IOPS (QD 16)", rate(server, SMALL, (c, xid, i) -> {
+            long b = random.nextLong(blocks * STREAMS);
+            c.sendRead(xid, files[(int) (b % STREAMS)], (b / STREAMS) * SMALL, SMALL);
+        }));
+        out.put("GETATTR calls/s (QD 16)", rate(server, 0, (c, xid, i) -> c.sendGetattr(xid, files[0])));
+        return out;
+    }
+
+    private double mbps(long nanos) {
+        return STREAMS * fileBytes / (nanos / 1e9) / 1e6;
+    }
+
+    @FunctionalInterface
+    private interface StreamSource {
+        void send(NfsLoadConnection c, int stream, int xid, long i) throws IOException;
+    }
+
+    /** One connection per stream, {@code calls} calls each, {@link #STREAM_DEPTH} in flight. */
+    private static void streams(ServerProcess server, byte[][] files, long calls, int minReply, StreamSource source)
+            throws Exception {
+        Thread[] threads = new Thread[files.length];
+        Exception[] failures = new Exception[files.length];
+        for (int s = 0; s < files.length; s++) {
+            int stream = s;
+            threads[s] = Thread.ofPlatform().name("nfs-load-" + s).start(() -> {
+                try (NfsLoadConnection c = new NfsLoadConnection(server.nfs())) {
+                    long n = Pipeline.run(c, STREAM_DEPTH, calls, Long.MAX_VALUE, minReply,
+                            (conn, xid, i) -> source.send(conn, stream, xid, i));
+                    if (n != calls) {
+                        throw new IOException(n + " of " + calls + " calls completed");
+                    }
+                } catch (Exception e) {
+                    failures[stream] = e;
+                }
+            });
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        for (Exception e : failures) {
+            if (e != null) {
+                throw new IOException(server.name() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Calls per second on one connection at {@link #QUEUE_DEPTH} for {@link #seconds}. */
+    private Figure rate(ServerProcess server, int minReply, Pipeline.CallSource source) throws Exception {
+        try (NfsLoadConnection c = new NfsLoadConnection(server.nfs())) {
+            Pipeline.run(c, QUEUE_DEPTH, 2000, Long.MAX_VALUE, minReply, source); // warm-up
+            double cpu0 = server.cpuSeconds();
+            long t0 = System.nanoTime();
+            long n = Pipeline.run(c, QUEUE_DEPTH, Long.MAX_VALUE, t0 + seconds * 1_000_000_000L, minReply, source);
+            long t1 = System.nanoTime();
+            return new Figure(n / ((t1 - t0) / 1e9), server.cpuSeconds() - cpu0, n);
+        }
+    }
+
+    /** The first and the last block of every file read back equal what was written. */
+    private void verify(ServerProcess server, byte[][] files) throws IOException {
+        try (Nfs3Client c = Nfs3Client.connect(server.nfs(), ROOT)) {
+            for (byte[] fh : files) {
+                for (long off : new long[] {0, fileBytes - IO}) {
+                    byte[] back = c.read(fh, off, IO).data();
+                    if (!Arrays.equals(back, data)) {
+                        throw new IOException(server.name() + ": data read back at " + off + " differs");
+                    }
+                }
+                if (c.getattr(fh).size() != fileBytes) {
+                    throw new IOException(server.name() + ": size " + c.getattr(fh).size() + ", wrote " + fileBytes);
+                }
+            }
+        }
+    }
+}

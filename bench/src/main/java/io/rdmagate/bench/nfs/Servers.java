@@ -1,0 +1,111 @@
+package io.rdmagate.bench.nfs;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Starts the servers the NFS benchmark compares, each as a child process exporting the same
+ * directory on 127.0.0.1 with a configuration written here: rdmagate (its real program,
+ * {@code io.rdmagate.gateway.Main serve}, on this JVM's class path) and nfs-ganesha with its
+ * VFS backend. Ganesha cannot serve NFSv3 without an rpcbind to register with, so the harness
+ * runs in a network namespace of its own ({@code bench/run nfs} makes it) and starts one there.
+ */
+final class Servers {
+    private Servers() {
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    static Process rpcbind(Path work) throws IOException, InterruptedException {
+        String exe = System.getenv().getOrDefault("RPCBIND", "/sbin/rpcbind");
+        Path log = work.resolve("rpcbind.log");
+        Process p = new ProcessBuilder(exe, "-w", "-f").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ServerProcess.awaitPort(p, log, 111, "rpcbind");
+        return p;
+    }
+
+    static ServerProcess rdmagate(Path work, Path export) throws IOException, InterruptedException {
+        Path dir = Files.createDirectories(work.resolve("rdmagate"));
+        int nfs = freePort();
+        int mount = freePort();
+        Path config = dir.resolve("rdmagate.yaml");
+        Files.writeString(config, """
+                stateDir: %s
+                http: {address: 127.0.0.1, port: 0}
+                exports:
+                  - name: bench
+                    path: %s
+                    nfsPath: /bench
+                    clients: [{match: "*", rootSquash: false}]
+                transports:
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
+                  rpcbind: {mode: off}
+                  smb: {enabled: false}
+                """.formatted(dir.resolve("state"), export, nfs, mount, freePort(), freePort(), freePort()));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path log = dir.resolve("rdmagate.log");
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        String opts = System.getenv("RDMAGATE_BENCH_JAVA_OPTS"); // e.g. a flight recording
+        if (opts != null && !opts.isBlank()) {
+            cmd.addAll(List.of(opts.trim().split("\\s+")));
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve",
+                "--config", config.toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ServerProcess.awaitPort(p, log, nfs, "rdmagate");
+        ServerProcess.awaitPort(p, log, mount, "rdmagate");
+        return new ServerProcess("rdmagate", p, log, address(nfs), address(mount), "/bench");
+    }
+
+    static ServerProcess ganesha(Path work, Path export) throws IOException, InterruptedException {
+        Path dir = Files.createDirectories(work.resolve("ganesha"));
+        int nfs = freePort();
+        int mount = freePort();
+        Path config = dir.resolve("ganesha.conf");
+        Files.writeString(config, """
+                NFS_CORE_PARAM {
+                  Protocols = 3;
+                  NFS_Port = %d;
+                  MNT_Port = %d;
+                  Enable_NLM = false;
+                  Enable_RQUOTA = false;
+                }
+                NFS_KRB5 { Active_krb5 = false; }
+                EXPORT {
+                  Export_Id = 1;
+                  Path = %s;
+                  Pseudo = /bench;
+                  Access_Type = RW;
+                  Squash = No_Root_Squash;
+                  Protocols = 3;
+                  Transports = TCP;
+                  SecType = sys;
+                  MaxRead = 1048576;
+                  MaxWrite = 1048576;
+                  FSAL { Name = VFS; }
+                }
+                """.formatted(nfs, mount, export));
+        Path log = dir.resolve("ganesha.log");
+        String exe = System.getenv().getOrDefault("GANESHA", "ganesha.nfsd");
+        Process p = new ProcessBuilder(List.of(exe, "-F", "-f", config.toString(), "-L", log.toString(), "-p",
+                dir.resolve("ganesha.pid").toString(), "-N", "NIV_EVENT")).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("stdout").toFile()).start();
+        ServerProcess.awaitPort(p, log, nfs, "ganesha");
+        ServerProcess.awaitPort(p, log, mount, "ganesha");
+        // NFSv3 clients mount the export's Path, not its pseudo path
+        return new ServerProcess("ganesha", p, log, address(nfs), address(mount), export.toString());
+    }
+
+    private static InetSocketAddress address(int port) {
+        return new InetSocketAddress("127.0.0.1", port);
+    }
+}
