@@ -1,5 +1,7 @@
 package io.rdmagate.vfs;
 
+import java.lang.foreign.MemorySegment;
+
 import io.rdmagate.vfs.lock.LockManager;
 import io.rdmagate.vfs.memory.IoMemory;
 import io.rdmagate.vfs.memory.IoMemoryPool;
@@ -106,6 +108,14 @@ public interface VirtualFileSystem extends AutoCloseable {
 
     /** Writes the payload where it lies ({@code pwrite} from it), then makes it as durable as asked. */
     WriteResult write(Caller caller, FileHandle file, long offset, IoMemory data, Stability stability)
+            throws VfsException;
+
+    /**
+     * Writes {@code parts} back to back from {@code offset} as one write, as if they were one
+     * payload: a gathering {@code pwritev} where the backend has one. For payload that arrived in
+     * several receive buffers. The parts are lent for the call; none is kept.
+     */
+    WriteResult write(Caller caller, FileHandle file, long offset, MemorySegment[] parts, Stability stability)
             throws VfsException;
 
     /** Flushes a file's data and metadata to stable storage (COMMIT, SMB FLUSH). */

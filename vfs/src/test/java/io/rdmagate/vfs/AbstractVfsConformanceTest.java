@@ -1143,6 +1143,24 @@ public abstract class AbstractVfsConformanceTest {
     }
 
     @Test
+    void aGatheringWriteLandsItsPartsBackToBack() throws Exception {
+        Node f = mkfile("f", bytes("0123456789"));
+        byte[] data = random(3 * 70_000, 7);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment all = arena.allocateFrom(JAVA_BYTE, data);
+            // unequal parts, one of them empty, as a TCP receive path delivers them
+            MemorySegment[] parts = {all.asSlice(0, 1), all.asSlice(1, 0), all.asSlice(1, 69_999),
+                all.asSlice(70_000, 140_000)};
+            WriteResult w = fs.write(ROOT, f.handle(), 5, parts, Stability.FILE_SYNC);
+            assertEquals(data.length, w.count());
+            assertEquals(5 + data.length, w.after().size());
+        }
+        byte[] back = readAll(f.handle());
+        assertArrayEquals(bytes("01234"), Arrays.copyOf(back, 5));
+        assertArrayEquals(data, Arrays.copyOfRange(back, 5, back.length));
+    }
+
+    @Test
     void readAndWriteOfADirectoryAreIsDirectory() throws Exception {
         Node d = mkdir("d");
         assertError(VfsError.IS_DIRECTORY, () -> read(d.handle(), 0, 10));

@@ -132,29 +132,14 @@ public final class Nfs3Write extends Nfs3Procedure {
                 m.release();
             }
         }
-        WriteResult last = null;
-        long at = offset;
-        int total = 0;
-        for (ByteBuffer p : parts) {
-            if (!p.hasRemaining()) {
-                continue;
-            }
-            IoMemory m = IoMemory.lend(MemorySegment.ofBuffer(p));
-            try {
-                last = t.fs().write(c, t.handle(), at, m, Stability.UNSTABLE);
-            } finally {
-                m.release();
-            }
-            if (last.count() != p.remaining()) {
-                throw new VfsException(VfsError.IO, "short write of " + last.count() + " of " + p.remaining());
-            }
-            at += last.count();
-            total += last.count();
+        MemorySegment[] segments = new MemorySegment[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            segments[i] = MemorySegment.ofBuffer(parts[i]);
         }
-        if (stability == Stability.UNSTABLE) {
-            return new WriteResult(total, Stability.UNSTABLE, last.after());
+        WriteResult w = t.fs().write(c, t.handle(), offset, segments, stability); // one pwritev
+        if (w.count() != n) {
+            throw new VfsException(VfsError.IO, "short write of " + w.count() + " of " + n);
         }
-        t.fs().commit(t.handle());
-        return new WriteResult(total, Stability.FILE_SYNC, t.fs().getattr(t.handle()));
+        return w;
     }
 }

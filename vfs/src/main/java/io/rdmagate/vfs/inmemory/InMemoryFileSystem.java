@@ -1,5 +1,7 @@
 package io.rdmagate.vfs.inmemory;
 
+import java.lang.foreign.MemorySegment;
+
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.CreateMode;
 import io.rdmagate.vfs.DirectoryEntry;
@@ -433,8 +435,18 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     @Override
     public WriteResult write(Caller caller, FileHandle file, long offset, IoMemory data, Stability stability)
             throws VfsException {
+        return write(caller, file, offset, new MemorySegment[] {data.segment()}, stability);
+    }
+
+    @Override
+    public WriteResult write(Caller caller, FileHandle file, long offset, MemorySegment[] parts, Stability stability)
+            throws VfsException {
         writable();
-        if (offset < 0 || offset + data.length() < offset) {
+        long length = 0;
+        for (MemorySegment p : parts) {
+            length += p.byteSize();
+        }
+        if (offset < 0 || offset + length < offset || length > Integer.MAX_VALUE) {
             throw new VfsException(VfsError.FILE_TOO_BIG, "write at " + offset);
         }
         synchronized (store) {
@@ -442,11 +454,15 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
             if (caller.uid() != f.uid) {
                 Permissions.require(caller, attrs(f), Permissions.W, "write");
             }
-            f.data.write(offset, data.segment());
+            long at = offset;
+            for (MemorySegment p : parts) {
+                f.data.write(at, p);
+                at += p.byteSize();
+            }
             f.mode &= caller.isSuperuser() ? 07777 : ~06000;
             f.touchModify(now());
             f.dos |= DosAttributes.ARCHIVE;
-            return new WriteResult((int) data.length(), stability, attrs(f));
+            return new WriteResult((int) length, stability, attrs(f));
         }
     }
 

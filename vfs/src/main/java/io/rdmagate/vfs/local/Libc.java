@@ -115,6 +115,9 @@ final class Libc {
     private static final MethodHandle FTRUNCATE = fn("ftruncate", FunctionDescriptor.of(I, I, L), -1);
     private static final MethodHandle PREAD = fn("pread", FunctionDescriptor.of(L, I, A, L, L), -1);
     private static final MethodHandle PWRITE = fn("pwrite", FunctionDescriptor.of(L, I, A, L, L), -1);
+    private static final MethodHandle PWRITEV = fn("pwritev", FunctionDescriptor.of(L, I, A, I, L), -1);
+    /** Linux's limit on the iovecs of one call (UIO_MAXIOV). */
+    static final int IOV_MAX = 1024;
     private static final MethodHandle FSYNC = fn("fsync", FunctionDescriptor.of(I, I), -1);
     private static final MethodHandle FDATASYNC = fn("fdatasync", FunctionDescriptor.of(I, I), -1);
     private static final MethodHandle GETDENTS64 = fn("getdents64", FunctionDescriptor.of(L, I, A, L), -1);
@@ -392,6 +395,56 @@ final class Libc {
                 done += n;
             }
             return done;
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /**
+     * pwritev straight from native {@code parts}, back to back from {@code offset}: one call for up
+     * to {@link #IOV_MAX} parts; loops over short writes, resuming inside the part it stopped in.
+     */
+    static long pwritev(Arena a, int fd, MemorySegment[] parts, long offset) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        MemorySegment iov = a.allocate(16L * Math.max(1, Math.min(parts.length, IOV_MAX)), 8);
+        int first = 0;
+        long skip = 0; // bytes of parts[first] already written
+        long done = 0;
+        try {
+            while (true) {
+                while (first < parts.length && parts[first].byteSize() == skip) {
+                    first++;
+                    skip = 0;
+                }
+                if (first == parts.length) {
+                    return done;
+                }
+                int n = Math.min(parts.length - first, IOV_MAX);
+                for (int i = 0; i < n; i++) { // struct iovec { void *iov_base; size_t iov_len; }
+                    MemorySegment part = parts[first + i].asSlice(i == 0 ? skip : 0);
+                    iov.setAtIndex(ValueLayout.ADDRESS, 2L * i, part);
+                    iov.setAtIndex(ValueLayout.JAVA_LONG, 2L * i + 1, part.byteSize());
+                }
+                long w = (long) PWRITEV.invokeExact(st, fd, iov, n, offset + done);
+                if (w < 0 && errno(st) == EINTR) {
+                    continue;
+                }
+                check(w, st, "pwritev");
+                done += w;
+                while (w > 0) {
+                    long left = parts[first].byteSize() - skip;
+                    if (w >= left) {
+                        w -= left;
+                        first++;
+                        skip = 0;
+                    } else {
+                        skip += w;
+                        w = 0;
+                    }
+                }
+            }
         } catch (Errno e) {
             throw e;
         } catch (Throwable t) {

@@ -711,8 +711,18 @@ public final class LocalFileSystem implements VirtualFileSystem {
     @Override
     public WriteResult write(Caller caller, FileHandle file, long offset, IoMemory payload, Stability stability)
             throws VfsException {
+        return write(caller, file, offset, new MemorySegment[] {payload.segment()}, stability);
+    }
+
+    @Override
+    public WriteResult write(Caller caller, FileHandle file, long offset, MemorySegment[] parts, Stability stability)
+            throws VfsException {
         writable();
-        if (offset < 0 || offset + payload.length() < offset) {
+        long length = 0;
+        for (MemorySegment p : parts) {
+            length += p.byteSize();
+        }
+        if (offset < 0 || offset + length < offset || length > Integer.MAX_VALUE) {
             throw new VfsException(VfsError.FILE_TOO_BIG, "write at " + offset);
         }
         try (Arena a = Arena.ofConfined()) {
@@ -722,7 +732,11 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 if (caller.uid() != st.uid()) {
                     Permissions.require(caller, attrs(st, null), Permissions.W, "write");
                 }
-                Libc.pwrite(a, data.fd, payload.segment(), offset);
+                if (parts.length == 1) {
+                    Libc.pwrite(a, data.fd, parts[0], offset);
+                } else {
+                    Libc.pwritev(a, data.fd, parts, offset);
+                }
                 if (!caller.isSuperuser() && (st.mode() & 06000) != 0) {
                     Libc.fchmodat(a, Libc.AT_FDCWD, Libc.procPath(data.fd), st.mode() & ~06000);
                 }
@@ -730,7 +744,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
                     Libc.fsync(a, data.fd, stability == Stability.DATA_SYNC);
                 }
                 Entry e = store.update(st.ino(), cur -> cur.withDos(cur.dos() | DosAttributes.ARCHIVE));
-                return new WriteResult((int) payload.length(), stability, attrs(stat(a, data.fd), e));
+                return new WriteResult((int) length, stability, attrs(stat(a, data.fd), e));
             } finally {
                 data.release();
             }
