@@ -39,6 +39,12 @@ public final class HostGateway implements AutoCloseable {
      * unsquashed: the guest's workloads run as root.
      */
     public static HostGateway start(Path dir, String transports) throws IOException, InterruptedException {
+        return start(dir, "", transports);
+    }
+
+    /** With further top-level keys ({@code users:} ...) written before {@code transports:}. */
+    public static HostGateway start(Path dir, String extra, String transports)
+            throws IOException, InterruptedException {
         Path export = Files.createDirectories(dir.resolve("export"));
         Path state = dir.resolve("state");
         Path config = dir.resolve("rdmagate.yaml");
@@ -51,8 +57,7 @@ public final class HostGateway implements AutoCloseable {
                     clients: [{match: "*", rootSquash: false}]
                 shares:
                   - {name: data, export: data}
-                transports:
-                """.formatted(state, export) + transports);
+                """.formatted(state, export) + extra + "transports:\n" + transports);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = dir.resolve("rdmagate.log");
         Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
