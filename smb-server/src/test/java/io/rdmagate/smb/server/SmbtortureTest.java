@@ -1,0 +1,115 @@
+package io.rdmagate.smb.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Samba's smbtorture (package samba-testsuite, installed by .ci/run) against the server on
+ * 127.0.0.1: the groups that pass completely today (docs/conformance.md) must keep passing, test
+ * for test, and so must each test that passes today in the groups that do not. A row fails on
+ * any failure or error smbtorture reports, or on fewer successes than it names.
+ */
+class SmbtortureTest {
+    @TempDir
+    static Path tmp;
+    static TestServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new TestServer(Files.createDirectories(tmp.resolve("export")),
+                Files.createDirectories(tmp.resolve("state")), false, false);
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"smb2.connect, 1", "smb2.read, 4", "smb2.credits, 3"})
+    void groupPassesCompletely(String group, int successes) throws Exception {
+        assertPasses(group, successes);
+    }
+
+    /** Tests of the groups that do not pass completely yet that pass today (docs/conformance.md). */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+        "smb2.compound.related1",
+        "smb2.compound.related2",
+        "smb2.compound.related8",
+        "smb2.compound.related9",
+        "smb2.compound.unrelated1",
+        "smb2.compound.invalid1",
+        "smb2.compound.invalid3",
+        "smb2.compound.interim1",
+        "smb2.create.brlocked",
+        "smb2.create.multi",
+        "smb2.create.delete",
+        "smb2.create.leading-slash",
+        "smb2.create.impersonation",
+        "smb2.create.mkdir-dup",
+        "smb2.create.dir-alloc-size",
+        "smb2.create.bench-path-contention-shared",
+        "smb2.dir.find",
+        "smb2.dir.many",
+        "smb2.dir.sorted",
+        "smb2.dir.large-files",
+        "smb2.getinfo.fsinfo",
+        "smb2.getinfo.qsec_buffercheck",
+        "smb2.getinfo.granted",
+        "smb2.lock.rw-shared",
+        "smb2.lock.rw-exclusive",
+        "smb2.lock.auto-unlock",
+        "smb2.lock.lock",
+        "smb2.lock.async",
+        "smb2.lock.cancel-tdis",
+        "smb2.lock.cancel-logoff",
+        "smb2.lock.errorcode",
+        "smb2.lock.zerobytelength",
+        "smb2.lock.zerobyteread",
+        "smb2.lock.unlock",
+        "smb2.lock.stacking",
+        "smb2.lock.contend",
+        "smb2.lock.context",
+        "smb2.lock.range",
+        "smb2.lock.overlap",
+        "smb2.lock.truncate",
+        "smb2.rename.simple",
+        "smb2.rename.simple_nodelete",
+        "smb2.rename.no_sharing",
+        "smb2.rename.share_delete_no_delete_access",
+        "smb2.rename.msword",
+        "smb2.rename.rename_dir_bench",
+        "smb2.rename.close-full-information"
+    })
+    void passingTestKeepsPassing(String test) throws Exception {
+        assertPasses(test, 1);
+    }
+
+    private static void assertPasses(String selector, int successes) throws Exception {
+        Process p = new ProcessBuilder(List.of("smbtorture", "//127.0.0.1/data", "-p",
+                String.valueOf(server.port()), "-U", TestServer.USER + "%" + TestServer.PASSWORD,
+                "--option=torture:sharedelay=100000", selector)).redirectErrorStream(true).start();
+        boolean done = p.waitFor(300, TimeUnit.SECONDS);
+        if (!done) {
+            p.destroyForcibly();
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(done, selector + " did not finish within 300 s:\n" + out);
+        List<String> failed = out.lines().filter(l -> l.startsWith("failure: ") || l.startsWith("error: ")).toList();
+        assertEquals(List.of(), failed, out);
+        assertEquals(successes, out.lines().filter(l -> l.startsWith("success: ")).count(), out);
+    }
+}
