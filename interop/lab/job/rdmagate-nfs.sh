@@ -22,6 +22,7 @@ timeout 900 /job/workloads/nfs-workload.sh rdmagate-v3-tcp 10.0.2.100:/data "$op
 check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" || rc=1
 opts=vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v3-rdma 10.0.2.100:/data "$opts" || rc=1
+timeout 900 /job/workloads/rdma-chunks.sh rdmagate-v3-rdma-chunks 10.0.2.100:/data "$opts" || rc=1
 
 if dmesg | grep -qE 'BUG:|Oops|general protection'; then
     result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"

@@ -1,11 +1,13 @@
 package io.rdmagate.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,6 +55,9 @@ class RdmagateNfsKernelClientTest {
                     expected.add("rdmagate-v3-" + proto + "/" + c);
                 }
             }
+            for (String c : List.of("big-directory", "long-symlink", "concurrent-dd")) {
+                expected.add("rdmagate-v3-rdma-chunks/" + c);
+            }
             GuestRun run = lab.job("rdmagate-nfs")
                     .labScript("rdmagate-nfs.sh")
                     .env("NFS_PORT", nfs)
@@ -70,6 +75,65 @@ class RdmagateNfsKernelClientTest {
             run.assertPassed(expected);
             assertEquals(0, gateway.stop(), gateway.log());
         }
+    }
+
+    /**
+     * The gateway restarted in the middle of a copy over NFS/RDMA: the host watches the file grow
+     * in the export and restarts rdmagate (same ports, same handle store) once a quarter of it
+     * has arrived; the guest's copy must finish and read back intact.
+     */
+    @Test
+    void copyOverRdmaSurvivesAGatewayRestart() throws Exception {
+        int mib = 128;
+        String transports = """
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
+                  rpcbind: {mode: off}
+                  smb: {enabled: false}
+                """.formatted(freePort(), freePort(), freePort(), freePort(), freePort());
+        int mount = port(transports, "mountPort");
+        int rdma = port(transports, "rdmaPort");
+        HostGateway[] gateway = {HostGateway.start(dir, transports)};
+        Path file = dir.resolve("export").resolve("restart.bin");
+        long[] sizeAtRestart = {-1};
+        Thread restarter = Thread.ofVirtual().start(() -> {
+            try {
+                while (!Files.exists(file) || Files.size(file) < (mib << 20) / 4) {
+                    Thread.sleep(20);
+                }
+                sizeAtRestart[0] = Files.size(file);
+                assertEquals(0, gateway[0].stop(), gateway[0].log());
+                gateway[0] = HostGateway.start(dir, transports);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        try {
+            GuestRun run = lab.job("rdmagate-nfs-restart")
+                    .labScript("rdmagate-nfs-restart.sh")
+                    .env("MOUNT_PORT", mount)
+                    .env("RDMA_PORT", rdma)
+                    .env("RESTART_MIB", mib)
+                    .forward(mount)
+                    .forward(rdma)
+                    .timeout(Duration.ofMinutes(15))
+                    .run();
+            restarter.join(Duration.ofSeconds(5));
+            assertTrue(sizeAtRestart[0] > 0 && sizeAtRestart[0] < ((long) mib << 20),
+                    "the gateway restarted while the copy was under way (size then " + sizeAtRestart[0] + ")");
+            run.assertPassed(List.of("nic-up", "siw-nic", "mount", "copy", "remount", "intact", "kernel-clean"));
+            assertEquals(0, gateway[0].stop(), gateway[0].log());
+        } finally {
+            restarter.interrupt();
+            gateway[0].close();
+        }
+    }
+
+    private static int port(String transports, String key) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(key + ": (\\d+)").matcher(transports);
+        assertTrue(m.find(), key);
+        return Integer.parseInt(m.group(1));
     }
 
     private static int freePort() throws IOException {
