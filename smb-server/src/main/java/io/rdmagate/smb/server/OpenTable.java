@@ -18,6 +18,15 @@ public final class OpenTable {
     private final Map<Long, Open> byVolatile = new ConcurrentHashMap<>();
     private final Map<String, FileState> files = new HashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
+    private final Oplocks oplocks;
+
+    OpenTable(java.time.Duration oplockBreakTimeout) {
+        this.oplocks = new Oplocks(this, oplockBreakTimeout);
+    }
+
+    public Oplocks oplocks() {
+        return oplocks;
+    }
 
     long newVolatileId() {
         return nextId.getAndIncrement();
@@ -71,21 +80,49 @@ public final class OpenTable {
         return f;
     }
 
-    /** Registers an open of a file after the share access check (MS-FSA 2.1.5.1.2). */
-    public Open open(SmbSession s, TreeConnect tree, FileHandle handle, boolean dir, int access, int share,
-            FileHandle parent, String name, String path) throws SmbException {
-        synchronized (this) {
-            FileState f = admit(handle.volumeId(), handle.fileId(), parent, name, access, share);
-            long id = newVolatileId();
-            Open o = new Open(new FileId(id, id), s, tree, handle, dir, access, share, f, null, path);
-            add(o);
-            return o;
+    /**
+     * The outcome of one attempt to open: the open and the oplock it was granted, or a break the
+     * caller must wait for before it tries again (MS-FSA 2.1.5.1.2).
+     */
+    public record Admission(Open open, int oplockLevel, Oplocks.Wait pending) {
+    }
+
+    /**
+     * Breaks what must break first (Batch before the share access check, Exclusive after it), then
+     * registers the open with the oplock it may have (MS-SMB2 3.3.5.9, MS-FSA 2.1.5.1.2, 2.1.5.17).
+     */
+    public Admission open(SmbConnection conn, SmbSession s, TreeConnect tree, FileHandle handle, boolean dir, int access,
+            int share, FileHandle parent, String name, String path, Oplocks.Request oplock) throws SmbException {
+        List<Oplocks.Notice> notices = new ArrayList<>(2);
+        try {
+            synchronized (this) {
+                FileState f = files.get(key(handle.volumeId(), handle.fileId()));
+                if (f != null && !f.deletePending) {
+                    Oplocks.Wait w = oplocks.beforeShareCheck(f, oplock, notices);
+                    if (w != null) {
+                        return new Admission(null, 0, w);
+                    }
+                }
+                f = admit(handle.volumeId(), handle.fileId(), parent, name, access, share);
+                Oplocks.Wait w = oplocks.afterShareCheck(f, oplock, notices);
+                if (w != null) {
+                    return new Admission(null, 0, w);
+                }
+                int level = oplocks.grant(f, oplock, dir);
+                long id = newVolatileId();
+                Open o = new Open(new FileId(id, id), conn, s, tree, handle, dir, access, share, f, null, path);
+                Oplocks.setLevel(o, level);
+                add(o);
+                return new Admission(o, level, null);
+            }
+        } finally {
+            Oplocks.send(notices);
         }
     }
 
-    public Open openPipe(SmbSession s, TreeConnect tree, NamedPipe pipe, String name) {
+    public Open openPipe(SmbConnection conn, SmbSession s, TreeConnect tree, NamedPipe pipe, String name) {
         long id = newVolatileId();
-        Open o = new Open(new FileId(id, id), s, tree, null, false, Access.FILE_ALL_ACCESS, 7, null, pipe, name);
+        Open o = new Open(new FileId(id, id), conn, s, tree, null, false, Access.FILE_ALL_ACCESS, 7, null, pipe, name);
         add(o);
         return o;
     }
@@ -131,6 +168,7 @@ public final class OpenTable {
      */
     synchronized FileState remove(Open o) {
         byVolatile.remove(o.fileId().volatileId());
+        oplocks.closed(o);
         FileState f = o.file;
         if (f == null) {
             return null;

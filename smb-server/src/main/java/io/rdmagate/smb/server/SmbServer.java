@@ -51,7 +51,7 @@ public final class SmbServer implements AutoCloseable {
 
     private final SmbServerConfig config;
     private final Command[] commands = new Command[Smb2Command.COUNT];
-    private final OpenTable opens = new OpenTable();
+    private final OpenTable opens;
     private final LogonThrottle throttle;
     private final SecureRandom random = new SecureRandom();
     private final byte[] serverGuid;
@@ -62,6 +62,7 @@ public final class SmbServer implements AutoCloseable {
 
     public SmbServer(SmbServerConfig config) {
         this.config = config;
+        this.opens = new OpenTable(config.oplockBreakTimeout());
         this.throttle = new LogonThrottle(config.logonFailureDelay());
         UUID u = UUID.nameUUIDFromBytes(("rdmagate-smb:" + config.serverName()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         this.serverGuid = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
@@ -121,6 +122,10 @@ public final class SmbServer implements AutoCloseable {
 
     public OpenTable opens() {
         return opens;
+    }
+
+    public Oplocks oplocks() {
+        return opens.oplocks();
     }
 
     public LogonThrottle throttle() {

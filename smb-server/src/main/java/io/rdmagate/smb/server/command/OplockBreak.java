@@ -5,16 +5,17 @@ import io.rdmagate.smb.mssmb2.Smb2DecodeException;
 import io.rdmagate.smb.mssmb2.Smb2OplockBreak;
 import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
+import io.rdmagate.smb.server.Open;
 import io.rdmagate.smb.server.SmbException;
 
 /**
- * OPLOCK_BREAK acknowledgments (MS-SMB2 3.3.5.22). This server grants no oplocks and no leases
- * (CREATE answers SMB2_OPLOCK_LEVEL_NONE), so no break is ever outstanding: an oplock ack is
- * STATUS_INVALID_OPLOCK_PROTOCOL (3.3.5.22.1), a lease ack STATUS_OBJECT_NAME_NOT_FOUND (3.3.5.22.2).
+ * OPLOCK_BREAK acknowledgments (MS-SMB2 3.3.5.22). An oplock ack names an open of the session
+ * (else STATUS_FILE_CLOSED), which must have a break outstanding (else STATUS_INVALID_DEVICE_STATE)
+ * and acknowledge Level II or none (else STATUS_INVALID_OPLOCK_PROTOCOL, 3.3.5.22.1); the response
+ * carries the level the open keeps. No lease is granted, so a lease ack is
+ * STATUS_OBJECT_NAME_NOT_FOUND (3.3.5.22.2).
  */
 public final class OplockBreak implements Command {
-    static final int INVALID_OPLOCK_PROTOCOL = 0xC00000E3;
-
     @Override
     public Needs needs() {
         return Needs.TREE;
@@ -26,7 +27,8 @@ public final class OplockBreak implements Command {
         if (ack.lease()) {
             throw new SmbException(NtStatus.OBJECT_NAME_NOT_FOUND, "no lease is breaking");
         }
-        c.open(ack.fileId());
-        throw new SmbException(INVALID_OPLOCK_PROTOCOL, "no oplock break is outstanding");
+        Open o = c.open(ack.fileId());
+        int level = c.server.oplocks().acknowledge(o, ack.oplockLevel());
+        c.reply.length(Smb2OplockBreak.write(c.reply.body(Smb2OplockBreak.BODY_SIZE), level, o.fileId()));
     }
 }
