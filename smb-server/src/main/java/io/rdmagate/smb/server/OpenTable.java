@@ -48,8 +48,14 @@ public final class OpenTable {
     static final int DATA_READ = Access.FILE_READ_DATA | Access.FILE_EXECUTE;
     static final int DATA_WRITE = Access.FILE_WRITE_DATA | Access.FILE_APPEND_DATA;
 
+    /** Access that takes part in sharing; an open with none of it (attributes only) neither checks nor restricts. */
+    static final int SHARED_ACCESS = DATA_READ | DATA_WRITE | Access.DELETE;
+
     /** MS-FSA 2.1.5.1.2: whether a new open with this access and sharing fits beside an existing one. */
     static boolean compatible(Open e, int access, int share) {
+        if ((access & SHARED_ACCESS) == 0 || (e.access() & SHARED_ACCESS) == 0) {
+            return true; // MS-FSA 2.1.5.1.2: the share access check is skipped for attribute-only access
+        }
         if ((e.access() & DATA_READ) != 0 && (share & 0x1) == 0
                 || (e.access() & DATA_WRITE) != 0 && (share & 0x2) == 0
                 || (e.access() & Access.DELETE) != 0 && (share & 0x4) == 0) {

@@ -190,6 +190,11 @@ public final class Oplocks {
     /** MS-SMB2 3.3.5.22.1: the client acknowledges a break; returns the level the open now has. */
     public int acknowledge(Open o, int level) throws SmbException {
         synchronized (table) {
+            if (o.oplockLevel == NONE) {
+                // nothing is held (never granted, broken from Level II, or lowered by the timer): Windows and
+                // Samba answer STATUS_INVALID_OPLOCK_PROTOCOL, as smbtorture's smb2.oplock.levelii500 checks
+                throw new SmbException(NtStatus.INVALID_OPLOCK_PROTOCOL, "no oplock is held on " + o.fileId());
+            }
             if (o.oplockState != STATE_BREAKING) {
                 throw new SmbException(NtStatus.INVALID_DEVICE_STATE, "no oplock break is outstanding on " + o.fileId());
             }

@@ -10,7 +10,8 @@ import io.rdmagate.smb.server.SmbException;
 
 /**
  * OPLOCK_BREAK acknowledgments (MS-SMB2 3.3.5.22). An oplock ack names an open of the session
- * (else STATUS_FILE_CLOSED), which must have a break outstanding (else STATUS_INVALID_DEVICE_STATE)
+ * (else STATUS_FILE_CLOSED) that holds an oplock (else STATUS_INVALID_OPLOCK_PROTOCOL, as Windows and
+ * Samba answer) with a break outstanding (else STATUS_INVALID_DEVICE_STATE)
  * and acknowledge Level II or none (else STATUS_INVALID_OPLOCK_PROTOCOL, 3.3.5.22.1); the response
  * carries the level the open keeps. No lease is granted, so a lease ack is
  * STATUS_OBJECT_NAME_NOT_FOUND (3.3.5.22.2).
