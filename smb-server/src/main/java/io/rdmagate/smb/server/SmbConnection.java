@@ -100,8 +100,9 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
             if (id == 0 || id == -1 || sessions.containsKey(id)) {
                 continue;
             }
-            SmbSession s = new SmbSession(id, preauth.copy());
-            if (sessions.putIfAbsent(id, s) == null) {
+            SmbSession s = new SmbSession(id, preauth.copy(), this);
+            if (server.registerSession(s)) {
+                sessions.put(id, s);
                 return s;
             }
         }

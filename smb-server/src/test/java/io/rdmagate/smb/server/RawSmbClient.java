@@ -117,14 +117,7 @@ final class RawSmbClient implements AutoCloseable {
         ByteBuffer n = msg(36 + 2);
         n.putShort(64, (short) 36).putShort(66, (short) 1).putShort(68, (short) 1).putShort(100, (short) Smb2Dialect.SMB_2_1);
         check(call(Smb2Command.NEGOTIATE, n), NtStatus.SUCCESS);
-        byte[] neg = negotiateToken();
-        ByteBuffer r = call(Smb2Command.SESSION_SETUP, sessionSetup(neg));
-        check(r, NtStatus.MORE_PROCESSING_REQUIRED);
-        sessionId = Smb2Header.sessionId(r);
-        byte[] challenge = securityBuffer(r);
-        byte[] key = new byte[16];
-        new SecureRandom().nextBytes(key);
-        check(call(Smb2Command.SESSION_SETUP, sessionSetup(authenticate(challenge, key))), NtStatus.SUCCESS);
+        check(sessionSetup(previousSessionId), NtStatus.SUCCESS);
         byte[] path = "\\\\127.0.0.1\\data".getBytes(StandardCharsets.UTF_16LE);
         ByteBuffer t = msg(8 + path.length);
         t.putShort(64, (short) 9).putShort(68, (short) 72).putShort(70, (short) path.length).put(72, path);
@@ -134,15 +127,33 @@ final class RawSmbClient implements AutoCloseable {
         return this;
     }
 
+    /** PreviousSessionId of the next logon (MS-SMB2 2.2.5): a reconnecting client names its old session. */
+    long previousSessionId;
+
+    /**
+     * The two SESSION_SETUP legs (NTLMv2); on the session already set up when {@code sessionId} is not
+     * 0 (a re-authentication). Returns the final response.
+     */
+    ByteBuffer sessionSetup(long previous) throws Exception {
+        ByteBuffer r = call(Smb2Command.SESSION_SETUP, sessionSetup(negotiateToken(), previous));
+        check(r, NtStatus.MORE_PROCESSING_REQUIRED);
+        sessionId = Smb2Header.sessionId(r);
+        byte[] challenge = securityBuffer(r);
+        byte[] key = new byte[16];
+        new SecureRandom().nextBytes(key);
+        return call(Smb2Command.SESSION_SETUP, sessionSetup(authenticate(challenge, key), previous));
+    }
+
     static void check(ByteBuffer r, int status) {
         if (Smb2Header.status(r) != status) {
             throw new AssertionError("status " + NtStatus.hex(Smb2Header.status(r)) + ", expected " + NtStatus.hex(status));
         }
     }
 
-    private static ByteBuffer sessionSetup(byte[] token) {
+    private static ByteBuffer sessionSetup(byte[] token, long previous) {
         ByteBuffer m = msg(24 + token.length);
-        m.putShort(64, (short) 25).put(67, (byte) 1).putShort(76, (short) 88).putShort(78, (short) token.length).put(88, token);
+        m.putShort(64, (short) 25).put(67, (byte) 1).putShort(76, (short) 88).putShort(78, (short) token.length)
+                .putLong(80, previous).put(88, token);
         return m;
     }
 
@@ -241,6 +252,14 @@ final class RawSmbClient implements AutoCloseable {
 
     CompletableFuture<ByteBuffer> sendClose(FileId f) throws IOException {
         return send(Smb2Command.CLOSE, closeMsg(f));
+    }
+
+    /** QUERY_INFO FilePositionInformation (MS-SMB2 2.2.37): a cheap request that needs the session and the open. */
+    int queryPosition(FileId f) throws Exception {
+        ByteBuffer m = msg(40);
+        m.putShort(64, (short) 41).put(66, (byte) 1).put(67, (byte) 14).putInt(68, 8);
+        f.write(m, 88);
+        return Smb2Header.status(call(Smb2Command.QUERY_INFO, m));
     }
 
     private static ByteBuffer closeMsg(FileId f) {
