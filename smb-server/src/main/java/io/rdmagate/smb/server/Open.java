@@ -35,6 +35,8 @@ public final class Open {
     int breakingTo;
     java.util.concurrent.CompletableFuture<Void> breakDone;
     long breakDeadline;
+    /** The lease the open was made with (oplockLevel is then SMB2_OPLOCK_LEVEL_LEASE), or null. */
+    Lease lease;
     public int listingPos;
 
     Open(FileId fileId, SmbConnection conn, SmbSession session, TreeConnect tree, FileHandle handle, boolean directory, int access,

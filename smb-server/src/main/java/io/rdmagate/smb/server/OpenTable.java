@@ -90,36 +90,38 @@ public final class OpenTable {
      * The outcome of one attempt to open: the open and the oplock it was granted, or a break the
      * caller must wait for before it tries again (MS-FSA 2.1.5.1.2).
      */
-    public record Admission(Open open, int oplockLevel, Oplocks.Wait pending) {
+    public record Admission(Open open, Oplocks.Grant grant, Oplocks.Wait pending) {
     }
 
     /**
-     * Breaks what must break first (Batch before the share access check, Exclusive after it), then
-     * registers the open with the oplock it may have (MS-SMB2 3.3.5.9, MS-FSA 2.1.5.1.2, 2.1.5.17).
+     * Breaks what must break first (Batch and conflicting H before the share access check, Exclusive
+     * and W after it), then registers the open with the oplock or lease it may have (MS-SMB2 3.3.5.9,
+     * MS-FSA 2.1.5.1.2, 2.1.5.17).
      */
     public Admission open(SmbConnection conn, SmbSession s, TreeConnect tree, FileHandle handle, boolean dir, int access,
             int share, FileHandle parent, String name, String path, Oplocks.Request oplock) throws SmbException {
         List<Oplocks.Notice> notices = new ArrayList<>(2);
         try {
             synchronized (this) {
+                Lease own = oplocks.ownLease(oplock, handle.volumeId(), handle.fileId());
                 FileState f = files.get(key(handle.volumeId(), handle.fileId()));
                 if (f != null && !f.deletePending) {
-                    Oplocks.Wait w = oplocks.beforeShareCheck(f, oplock, notices);
+                    Oplocks.Wait w = oplocks.beforeShareCheck(f, oplock, own, notices);
                     if (w != null) {
-                        return new Admission(null, 0, w);
+                        return new Admission(null, null, w);
                     }
                 }
                 f = admit(handle.volumeId(), handle.fileId(), parent, name, access, share);
-                Oplocks.Wait w = oplocks.afterShareCheck(f, oplock, notices);
+                Oplocks.Wait w = oplocks.afterShareCheck(f, oplock, own, notices);
                 if (w != null) {
-                    return new Admission(null, 0, w);
+                    return new Admission(null, null, w);
                 }
-                int level = oplocks.grant(f, oplock, dir);
+                Oplocks.Grant g = oplocks.grant(f, oplock, own, dir);
                 long id = newVolatileId();
                 Open o = new Open(new FileId(id, id), conn, s, tree, handle, dir, access, share, f, null, path);
-                Oplocks.setLevel(o, level);
+                Oplocks.attach(o, g);
                 add(o);
-                return new Admission(o, level, null);
+                return new Admission(o, g, null);
             }
         } finally {
             Oplocks.send(notices);

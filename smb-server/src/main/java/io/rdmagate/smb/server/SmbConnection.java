@@ -487,10 +487,18 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
      * signed (SessionId 0); on 3.x it is encrypted when the open's session or share asks for it.
      */
     void sendOplockBreak(Open o, int level) {
+        sendNotification(o, io.rdmagate.smb.mssmb2.Smb2OplockBreak.notification(level, o.fileId()));
+    }
+
+    /** MS-SMB2 3.3.4.7: a Lease Break Notification goes out like an oplock break, on a connection of the lease's opens. */
+    void sendLeaseBreak(Open o, ByteBuffer msg) {
+        sendNotification(o, msg);
+    }
+
+    private void sendNotification(Open o, ByteBuffer msg) {
         if (channel == null || !channel.isActive()) {
             return;
         }
-        ByteBuffer msg = io.rdmagate.smb.mssmb2.Smb2OplockBreak.notification(level, o.fileId());
         SmbSession s = o.session;
         if (Smb2Dialect.is3(dialect) && s.encryptor != null && (s.encryptData || o.tree() != null && o.tree().encrypt())) {
             write(List.of(s.encryptor.encrypt(s.id, msg)), null);

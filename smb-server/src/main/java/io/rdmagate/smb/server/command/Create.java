@@ -6,6 +6,8 @@ import io.rdmagate.smb.mssmb2.CreateContext;
 import io.rdmagate.smb.mssmb2.FileId;
 import io.rdmagate.smb.mssmb2.Smb2Create;
 import io.rdmagate.smb.mssmb2.Smb2DecodeException;
+import io.rdmagate.smb.mssmb2.Smb2Dialect;
+import io.rdmagate.smb.mssmb2.Smb2Lease;
 import io.rdmagate.smb.server.Access;
 import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
@@ -39,8 +41,9 @@ import java.util.List;
  * create disposition and options, enforces share access across every open of the file, and
  * answers the MxAc and QFid create contexts. Oplocks are granted and other opens' oplocks broken
  * as {@link Oplocks} decides; a CREATE whose break is not acknowledged within 50 ms answers
- * STATUS_PENDING and completes when it is (or when the break times out). No lease is granted;
- * durable handle requests are not granted either (their contexts get no response, which 3.3.5.9 allows).
+ * STATUS_PENDING and completes when it is (or when the break times out). Leases (RqLs v1/v2) are
+ * granted the same way and answered with their response context. Durable handle requests are not
+ * granted (their contexts get no response, which 3.3.5.9 allows).
  */
 public final class Create implements Command {
     static final int CANNOT_DELETE = 0xC0000121;
@@ -168,7 +171,8 @@ public final class Create implements Command {
         Plan p = new Plan(vfs, caller, node, dir, desired, req.shareAccess(), parent, name, String.join("\\", comps),
                 truncate, deleteOnClose, action, req.context(CreateContext.MXAC) != null,
                 req.context(CreateContext.QFID) != null,
-                new Oplocks.Request(dir ? Smb2Create.OPLOCK_LEVEL_NONE : req.oplockLevel(), desired, disposition));
+                new Oplocks.Request(req.oplockLevel(), desired, req.shareAccess(), disposition, c.conn.clientGuid,
+                        leaseRequest(c, req)));
         OpenTable.Admission a = p.admit(c);
         long inline = Math.min(INLINE_WAIT_NANOS, c.server.oplocks().timeoutNanos());
         while (a.open() == null) {
@@ -185,6 +189,18 @@ public final class Create implements Command {
         }
         c.setCompoundFileId(a.open().fileId());
         p.finish(c, c.reply, a);
+    }
+
+    /**
+     * MS-SMB2 3.3.5.9.8 and 3.3.5.9.11: a lease request counts when the client asked for the lease
+     * level on a dialect that has leases; v2 contexts only on 3.x.
+     */
+    private static Smb2Lease.Request leaseRequest(Ctx c, Smb2Create.Request req) throws Smb2DecodeException {
+        if (req.oplockLevel() != Smb2Create.OPLOCK_LEVEL_LEASE || c.conn.dialect() == Smb2Dialect.SMB_2_0_2) {
+            return null;
+        }
+        CreateContext rq = req.context(CreateContext.RQLS);
+        return rq == null ? null : Smb2Lease.decode(rq.data(), Smb2Dialect.is3(c.conn.dialect()));
     }
 
     /** How long a CREATE waits for an oplock acknowledgment before answering STATUS_PENDING (MS-SMB2 3.3.4.2). */
@@ -320,7 +336,13 @@ public final class Create implements Command {
             }
             FileInfo f = Files.info(node.attributes(), false);
             ByteBuffer body = reply.body(89 + 128);
-            reply.length(Smb2Create.write(body, new Smb2Create.Response(a.oplockLevel(), action, f.creation(),
+            Oplocks.Grant g = a.grant();
+            if (g.level() == Smb2Create.OPLOCK_LEVEL_LEASE) {
+                // MS-SMB2 2.2.14.2.10/11: the lease as it now is, in the version the client asked for
+                out.add(new CreateContext(CreateContext.RQLS, Smb2Lease.response(oplock.lease().version(),
+                        oplock.lease().key(), g.leaseState(), g.leaseFlags(), oplock.lease().parentKey(), g.epoch())));
+            }
+            reply.length(Smb2Create.write(body, new Smb2Create.Response(g.level(), action, f.creation(),
                     f.lastAccess(), f.lastWrite(), f.change(), f.allocationSize(), f.endOfFile(), f.attributes(), o.fileId(),
                     out)));
         }
