@@ -42,7 +42,14 @@ public final class Oplocks {
     static final int H = Smb2Lease.HANDLE;
     static final int W = Smb2Lease.WRITE;
 
-    private static final int STAT_ACCESS = Access.FILE_READ_ATTRIBUTES | Access.FILE_WRITE_ATTRIBUTES | Access.SYNCHRONIZE;
+    /** Access of a "stat open" (as Samba and smbtorture's smb2.lease.statopen4 define it): breaks and blocks nothing. */
+    private static final int STAT_ACCESS = Access.FILE_READ_ATTRIBUTES | Access.FILE_WRITE_ATTRIBUTES | Access.SYNCHRONIZE
+            | Access.READ_CONTROL;
+
+    /** Whether an open stands in the way of an exclusive grant: a stat open without an oplock or lease does not. */
+    private static boolean counts(Open e) {
+        return (e.access() & ~STAT_ACCESS) != 0 || e.oplockLevel != NONE;
+    }
 
     private final OpenTable table;
     private final long timeoutNanos;
@@ -197,7 +204,7 @@ public final class Oplocks {
         }
         boolean others = false;
         for (Open e : f.opens) {
-            others = true;
+            others |= counts(e);
             if (e.oplockLevel == EXCLUSIVE || e.oplockLevel == BATCH || e.lease != null && (e.lease.state & W) != 0) {
                 return new Grant(NONE, null, 0, 0, 0); // only an attributes-only open gets here without breaking it
             }
@@ -216,7 +223,7 @@ public final class Oplocks {
             if (own != null && e.lease == own) {
                 continue;
             }
-            others = true;
+            others |= counts(e);
             if (e.oplockLevel == EXCLUSIVE || e.oplockLevel == BATCH
                     || e.lease != null && (e.lease.state & W) != 0) {
                 exclusiveElsewhere = true; // only an attributes-only open gets here without breaking it
@@ -231,8 +238,9 @@ public final class Oplocks {
                 l.epoch++;
             }
             leases.put(l.id, l);
-        } else if (!l.breaking && (grant & l.state) == l.state && grant != l.state) {
-            l.state = grant; // MS-SMB2 3.3.5.9.8: an upgrade to a superset
+        } else if (!l.breaking && want == grant && (want & l.state) == l.state && want != l.state) {
+            // MS-SMB2 3.3.5.9.8: an upgrade happens only to a valid strict superset that can be held as asked
+            l.state = want;
             if (l.version == 2) {
                 l.epoch++;
             }
