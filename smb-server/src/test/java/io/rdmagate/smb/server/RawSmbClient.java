@@ -221,6 +221,51 @@ final class RawSmbClient implements AutoCloseable {
         return send(Smb2Command.CREATE, m);
     }
 
+    /** CREATE asking for a lease (MS-SMB2 2.2.13.2.8: an RqLs v1 context of 32 bytes). */
+    CompletableFuture<ByteBuffer> sendLeaseCreate(String name, byte[] key, int state, int access, int share,
+            int disposition) throws IOException {
+        byte[] n = name.getBytes(StandardCharsets.UTF_16LE);
+        int ctx = 120 + ((n.length + 7) & ~7);
+        ByteBuffer m = msg(ctx - 64 + 24 + 32);
+        m.putShort(64, (short) 57).put(67, (byte) 0xFF).putInt(68, 2).putInt(88, access).putInt(92, 0x80)
+                .putInt(96, share).putInt(100, disposition).putInt(104, 0x40)
+                .putShort(108, (short) 120).putShort(110, (short) n.length).put(120, n)
+                .putInt(112, ctx).putInt(116, 24 + 32);
+        m.putInt(ctx, 0).putShort(ctx + 4, (short) 16).putShort(ctx + 6, (short) 4).putShort(ctx + 10, (short) 24)
+                .putInt(ctx + 12, 32).put(ctx + 16, "RqLs".getBytes(StandardCharsets.US_ASCII))
+                .put(ctx + 24, key).putInt(ctx + 40, state);
+        return send(Smb2Command.CREATE, m);
+    }
+
+    /** The lease state of a CREATE response's RqLs context, or -1 without one. */
+    static int leaseState(ByteBuffer r) {
+        int off = r.getInt(144);
+        int len = r.getInt(148);
+        if (len == 0) {
+            return -1;
+        }
+        int at = off;
+        while (true) {
+            int nameOff = r.getShort(at + 4) & 0xffff;
+            String nm = new String(r.array(), at + nameOff, r.getShort(at + 6) & 0xffff, StandardCharsets.US_ASCII);
+            if (nm.equals("RqLs")) {
+                return r.getInt(at + (r.getShort(at + 10) & 0xffff) + 16);
+            }
+            int next = r.getInt(at);
+            if (next == 0) {
+                return -1;
+            }
+            at += next;
+        }
+    }
+
+    /** LEASE_BREAK acknowledgment (MS-SMB2 2.2.24.2). */
+    ByteBuffer leaseAck(byte[] key, int state) throws Exception {
+        ByteBuffer m = msg(36);
+        m.putShort(64, (short) 36).put(72, key).putInt(88, state);
+        return call(Smb2Command.OPLOCK_BREAK, m);
+    }
+
     static Created created(ByteBuffer r) {
         int st = Smb2Header.status(r);
         return st != NtStatus.SUCCESS ? new Created(st, -1, null) : new Created(st, r.get(66) & 0xff, FileId.read(r, 128));
