@@ -14,6 +14,8 @@ public final class Ctx {
     public TreeConnect tree;
     /** The FileId of the previous CREATE in a related compound (MS-SMB2 3.3.5.2.7.2). */
     FileId compoundFileId;
+    /** The error of a failed CREATE (or SESSION_SETUP, TREE_CONNECT) earlier in a related compound, else 0. */
+    int chainError;
     final boolean encrypted;
     long sessionIdUsed;
     int treeIdUsed;

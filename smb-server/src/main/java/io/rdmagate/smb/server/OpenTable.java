@@ -205,6 +205,11 @@ public final class OpenTable {
         f.name = name;
     }
 
+    /** Whether any SMB open of this file (by any of its names) exists. */
+    public synchronized boolean isOpen(int volume, long fileId) {
+        return files.containsKey(key(volume, fileId));
+    }
+
     public synchronized boolean othersLackShareDelete(Open o) {
         for (Open e : o.file.opens) {
             if (e != o && (e.shareAccess & 0x4) == 0) {

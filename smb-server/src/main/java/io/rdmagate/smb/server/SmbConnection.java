@@ -258,8 +258,10 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
             c.sessionIdUsed = usedSession(prev);
             c.treeIdUsed = prev.reply.treeId != -1 ? prev.reply.treeId : prev.treeIdUsed;
             c.compoundFileId = prev.compoundFileId;
-            if (NtStatus.isError(prev.reply.status)) {
-                fail(c, prev.reply.status);
+            int inherited = RelatedFailure.of(prev);
+            if (inherited != 0) {
+                c.chainError = inherited;
+                fail(c, inherited);
                 return;
             }
         }

@@ -12,6 +12,7 @@ public final class FileInformationClass {
     public static final int FILE_ACCESS = 8;
     public static final int FILE_NAME = 9;
     public static final int FILE_RENAME = 10;
+    public static final int FILE_LINK = 11;
     public static final int FILE_NAMES = 12;
     public static final int FILE_DISPOSITION = 13;
     public static final int FILE_POSITION = 14;

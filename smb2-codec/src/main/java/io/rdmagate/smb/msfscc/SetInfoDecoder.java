@@ -9,8 +9,8 @@ import java.nio.ByteBuffer;
  * Decoders of the file information classes SET_INFO accepts.
  *
  * <p>Accepts buffers at least as long as the class's fixed part (MS-FSCC 2.4.7, 2.4.37 SMB2 form,
- * 2.4.11, 2.4.13, 2.4.4, 2.4.35). Refuses shorter ones with STATUS_INFO_LENGTH_MISMATCH and a
- * rename target outside the buffer with STATUS_INVALID_PARAMETER.
+ * 2.4.27 SMB2 form, 2.4.11, 2.4.13, 2.4.4, 2.4.35). Refuses shorter ones with STATUS_INFO_LENGTH_MISMATCH and a
+ * rename or link target outside the buffer with STATUS_INVALID_PARAMETER.
  */
 public final class SetInfoDecoder {
     private SetInfoDecoder() {
@@ -42,6 +42,21 @@ public final class SetInfoDecoder {
             throw new Smb2DecodeException("FileNameLength " + len);
         }
         return new Rename(b.get(0) != 0, Wire.utf16(b, 20, (int) len, "FileName"));
+    }
+
+    /** FileLinkInformation: RootDirectory is kept for the caller to refuse when not 0. */
+    public record Link(boolean replaceIfExists, long rootDirectory, String target) {
+    }
+
+    // MS-FSCC 2.4.27.2 FILE_LINK_INFORMATION_TYPE_2: ReplaceIfExists (1), Reserved (7),
+    // RootDirectory (8), FileNameLength (4), FileName
+    public static Link link(ByteBuffer b) throws Smb2DecodeException {
+        need(b, 20, "FileLinkInformation");
+        long len = Wire.u32(b, 16);
+        if (len == 0 || len > 65534) {
+            throw new Smb2DecodeException("FileNameLength " + len);
+        }
+        return new Link(b.get(0) != 0, b.getLong(8), Wire.utf16(b, 20, (int) len, "FileName"));
     }
 
     public static boolean disposition(ByteBuffer b) throws Smb2DecodeException {

@@ -25,7 +25,7 @@ import io.rdmagate.vfs.VirtualFileSystem;
 import java.util.List;
 
 /**
- * SET_INFO (MS-SMB2 3.3.5.21, MS-FSA 2.1.5.14): basic (times, DOS attributes), rename, disposition
+ * SET_INFO (MS-SMB2 3.3.5.21, MS-FSA 2.1.5.14): basic (times, DOS attributes), rename, link, disposition
  * (delete on last close), end of file, allocation, position and mode. Filesystem, security and
  * quota information cannot be set (STATUS_NOT_SUPPORTED).
  */
@@ -47,6 +47,7 @@ public final class SetInfo implements Command {
         switch (req.infoClass()) {
             case FileInformationClass.FILE_BASIC -> basic(o, vfs, caller, SetInfoDecoder.basic(req.buffer()));
             case FileInformationClass.FILE_RENAME -> rename(c, o, vfs, caller, SetInfoDecoder.rename(req.buffer()));
+            case FileInformationClass.FILE_LINK -> LinkInfo.link(c, o, vfs, caller, SetInfoDecoder.link(req.buffer()));
             case FileInformationClass.FILE_DISPOSITION -> disposition(c, o, vfs, caller, SetInfoDecoder.disposition(req.buffer()));
             case FileInformationClass.FILE_END_OF_FILE -> {
                 long eof = SetInfoDecoder.int64(req.buffer(), "FileEndOfFileInformation");
