@@ -72,7 +72,6 @@ class SmbtortureTest {
         "smb2.lock.auto-unlock",
         "smb2.lock.lock",
         "smb2.lock.async",
-        "smb2.lock.cancel-logoff",
         "smb2.lock.errorcode",
         "smb2.lock.zerobytelength",
         "smb2.lock.zerobyteread",
