@@ -45,16 +45,7 @@ final class LinkInfo {
             throw new SmbException(NtStatus.OBJECT_NAME_INVALID, "empty link name");
         }
         FileHandle root = c.tree.root();
-        FileHandle toDir;
-        try {
-            toDir = comps.size() == 1 ? root
-                    : vfs.resolve(caller, root, Files.join(comps, 0, comps.size() - 1, "/"), true).handle();
-        } catch (VfsException e) {
-            if (e.error() == VfsError.NOT_FOUND || e.error() == VfsError.NOT_DIRECTORY) {
-                throw new SmbException(NtStatus.OBJECT_PATH_NOT_FOUND, "no directory for " + l.target());
-            }
-            throw e;
-        }
+        FileHandle toDir = SetInfo.targetDirectory(vfs, caller, root, comps, l.target());
         String toName = comps.getLast();
         Existing existing = existing(vfs, caller, toDir, toName);
         if (existing != null) {

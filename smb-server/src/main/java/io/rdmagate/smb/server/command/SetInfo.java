@@ -130,16 +130,7 @@ public final class SetInfo implements Command {
             throw new SmbException(NtStatus.SHARING_VIOLATION, "another open does not share delete");
         }
         FileHandle root = c.tree.root();
-        FileHandle toDir;
-        try {
-            toDir = comps.size() == 1 ? root
-                    : vfs.resolve(caller, root, Files.join(comps, 0, comps.size() - 1, "/"), true).handle();
-        } catch (VfsException e) {
-            if (e.error() == VfsError.NOT_FOUND || e.error() == VfsError.NOT_DIRECTORY) {
-                throw new SmbException(NtStatus.OBJECT_PATH_NOT_FOUND, "no directory for " + r.target());
-            }
-            throw e;
-        }
+        FileHandle toDir = targetDirectory(vfs, caller, root, comps, r.target());
         String toName = comps.getLast();
         FileHandle fromDir = o.parentHandle();
         String fromName = o.name();
@@ -170,5 +161,19 @@ public final class SetInfo implements Command {
             }
         }
         c.server.opens().setDeletePending(o, delete);
+    }
+
+    /** The directory a rename or link target names (all but its last component), from the share root. */
+    static FileHandle targetDirectory(io.rdmagate.vfs.VirtualFileSystem vfs, io.rdmagate.vfs.Caller caller,
+            FileHandle root, java.util.List<String> comps, String target) throws VfsException, SmbException {
+        try {
+            return comps.size() == 1 ? root
+                    : vfs.resolve(caller, root, Files.join(comps, 0, comps.size() - 1, "/"), true).handle();
+        } catch (VfsException e) {
+            if (e.error() == VfsError.NOT_FOUND || e.error() == VfsError.NOT_DIRECTORY) {
+                throw new SmbException(NtStatus.OBJECT_PATH_NOT_FOUND, "no directory for " + target);
+            }
+            throw e;
+        }
     }
 }
