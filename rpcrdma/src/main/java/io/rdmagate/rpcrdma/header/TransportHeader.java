@@ -224,7 +224,8 @@ public final class TransportHeader {
                 return chunk("RDMA_NOMSG reply without a reply chunk");
             }
         } else {
-            if (call && readCount > 0 && nonZeroPosition < 0) {
+            if (call && readCount > 0 && (nonZeroPosition < 0 || i(readAt[0]) == 0)) {
+                // positions never decrease: a position-zero segment, if any, is the first
                 return chunk("position-zero read chunk in RDMA_MSG");
             }
             if (body < 4) {

@@ -247,6 +247,8 @@ class TransportHeaderTest {
                 List.of(read(8, 1, 8, 0), read(16, 1, 8, 8)), List.of(), null, 40), "two positions");
         assertEquals(Verdict.ERR_CHUNK, decode(RpcRdma.RDMA_MSG, List.of(read(-4, 1, 8, 0)), List.of(), null, 40),
                 "negative");
+        assertEquals(Verdict.ERR_CHUNK, decode(RpcRdma.RDMA_MSG,
+                List.of(read(0, 1, 8, 0), read(16, 1, 8, 8)), List.of(), null, 40), "position zero before another");
     }
 
     @Test
