@@ -99,6 +99,8 @@ public final class RpcRdmaClient implements AutoCloseable {
     private final ConnectPrivateData server;
     private volatile int credits = 1;
     private volatile String disconnectReason;
+    private volatile java.util.function.UnaryOperator<byte[]> backchannel;
+    private volatile int backchannelCredits;
 
     private static final class Pending {
         final CompletableFuture<Reply> reply = new CompletableFuture<>();
@@ -144,6 +146,17 @@ public final class RpcRdmaClient implements AutoCloseable {
 
     public static RpcRdmaClient connect(RdmaDevice device, InetSocketAddress server) throws IOException {
         return new RpcRdmaClient(device, server, 4096);
+    }
+
+    /**
+     * Answers the server's reverse-direction calls (RFC 8167) with {@code handler}, on a virtual
+     * thread each: it gets the whole RPC call message and returns the whole reply message (or
+     * null to leave the call unanswered). Each reply grants the server {@code credits}
+     * reverse-direction credits (RFC 8167 §4.1).
+     */
+    public void serveBackchannel(int credits, java.util.function.UnaryOperator<byte[]> handler) {
+        this.backchannelCredits = credits;
+        this.backchannel = handler;
     }
 
     /** What the server advertised in its private data (RFC 8797). */
@@ -286,6 +299,13 @@ public final class RpcRdmaClient implements AutoCloseable {
         int slot = (int) wc.wrId();
         MemorySegment buf = recv.asSlice((long) slot * inline, inline);
         TransportHeader.Verdict v = replyHeader.decodeReply(buf, (int) wc.byteLength());
+        if (v == TransportHeader.Verdict.OK && isReverseCall(replyHeader)) {
+            byte[] call = new byte[replyHeader.bodyLength()];
+            MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, replyHeader.headerLength(), call, 0, call.length);
+            Thread.ofVirtual().start(() -> answer(call));
+            repost(slot);
+            return;
+        }
         Pending p = v == TransportHeader.Verdict.DROP ? null : pending.remove(replyHeader.xid());
         if (p != null) {
             if (v != TransportHeader.Verdict.OK) {
@@ -296,8 +316,36 @@ public final class RpcRdmaClient implements AutoCloseable {
             }
             release(p);
         }
+        repost(slot);
+    }
+
+    private void repost(int slot) {
         try {
             qp.postReceive(RecvWr.of(slot, recvRegion.sge((long) slot * inline, inline)));
+        } catch (RdmaException e) {
+            failAll(new IOException(e));
+        }
+    }
+
+    /** RFC 8167 §3.3: an inline RDMA_MSG whose RPC message is a CALL comes from the server's side. */
+    private static boolean isReverseCall(TransportHeader h) {
+        return h.proc() == RpcRdma.RDMA_MSG && h.writeChunkCount() == 0 && !h.hasReplyChunk() && h.bodyLength() >= 8
+                && h.buffer().get(INT, h.headerLength() + 4) == 0;
+    }
+
+    /** Runs the backchannel handler and sends its reply inline (RFC 8167 §5.2). */
+    private void answer(byte[] call) {
+        java.util.function.UnaryOperator<byte[]> handler = backchannel;
+        byte[] reply = handler == null ? null : handler.apply(call);
+        if (reply == null) {
+            return;
+        }
+        MemorySegment out = arena.allocate(RpcRdma.MIN_HEADER_BYTES + reply.length, 8);
+        int n = HeaderEncoder.inlineOnly(out, 0, xidOf(reply), backchannelCredits);
+        MemorySegment.copy(reply, 0, out, ValueLayout.JAVA_BYTE, n, reply.length);
+        Pending p = new Pending();
+        try {
+            sendRaw(p, out);
         } catch (RdmaException e) {
             failAll(new IOException(e));
         }

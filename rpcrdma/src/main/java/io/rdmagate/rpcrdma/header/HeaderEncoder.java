@@ -89,6 +89,14 @@ public final class HeaderEncoder {
         return (int) (p - at);
     }
 
+    /**
+     * RDMA_MSG with three empty chunk lists: the header of a reverse-direction call or reply
+     * (RFC 8167 §5), whose whole RPC message follows inline.
+     */
+    public static int inlineOnly(MemorySegment out, long at, int xid, int credits) {
+        return call(out, at, xid, credits, RpcRdma.RDMA_MSG, List.of(), List.of(), null);
+    }
+
     /** A call header with the requester's chunk lists (RFC 8166 §4). */
     public static int call(MemorySegment out, long at, int xid, int credits, int proc, List<ReadSegment> reads,
             List<List<Segment>> writes, List<Segment> reply) {

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Operation: a receive completion names its buffer. The transport header is decoded in place
  * ({@link TransportHeader}, every chunk list checked against the limits before anything is
- * posted). A header refused with ERR_VERS or ERR_CHUNK is answered with RDMA_ERROR (RFC 8166 §5)
+ * posted). A reply to one of the server's reverse-direction calls goes to
+ * {@link RdmaBackchannel} and takes no credit. A header refused with ERR_VERS or ERR_CHUNK is answered with RDMA_ERROR (RFC 8166 §5)
  * and its buffer re-posted; a dropped one is only re-posted. For read chunks, one buffer per
  * segment is leased from the connection's account of the I/O pool (registered with this
  * connection's protection domain) and an RDMA Read pulls the segment into it, at most ORD reads
@@ -57,12 +58,26 @@ final class RecvFrom {
 
     /** Runs on the receive completion queue's thread. */
     void received(int slot, int length) {
+        conn.holdBuffers();
+        try {
+            received(slot, length, headers[slot], conn.receiveBuffer(slot));
+        } finally {
+            conn.releaseBuffers();
+        }
+    }
+
+    private void received(int slot, int length, TransportHeader h, MemorySegment buf) {
+        TransportHeader.Verdict v = h.decodeCall(buf, length);
+        if (v == TransportHeader.Verdict.OK && conn.backchannel != null && RdmaBackchannel.isReverseReply(h)) {
+            // RFC 8167 §3.3: a reply to one of our calls, not a forward-direction call; it used
+            // one of the receives posted for reverse-direction replies, not a credit
+            conn.backchannel.replyReceived(h);
+            conn.postReceive(slot);
+            return;
+        }
         if (!conn.callStarted()) {
             return;
         }
-        TransportHeader h = headers[slot];
-        MemorySegment buf = conn.receiveBuffer(slot);
-        TransportHeader.Verdict v = h.decodeCall(buf, length);
         switch (v) {
             case DROP -> {
                 LOG.debug("connection {}: dropped a message: {}", conn.id(), h.reason());

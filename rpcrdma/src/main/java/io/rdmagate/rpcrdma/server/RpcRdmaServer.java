@@ -168,7 +168,7 @@ public final class RpcRdmaServer implements AutoCloseable {
             QueuePair qp = request.accept(config, ours, q -> {
                 conn.qp = q;
                 conn.connection = new Connection(ServerConnection.nextId(), request.remoteAddress(),
-                        request.localAddress(), "rdma");
+                        request.localAddress(), "rdma", conn.backchannel);
                 for (int k = 0; k < conn.receiveCount(); k++) {
                     conn.postReceive(k);
                 }

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Credits (RFC 8166 §3.3.1): {@code credits + 1} receives are posted before the client learns
  * of the accept; the spare one lets a client that exceeds its credits be seen here and
- * disconnected rather than fault the queue pair. The credit value granted in each reply is what
+ * disconnected rather than fault the queue pair. One more receive per reverse-direction credit
+ * waits for the replies to the server's own calls ({@link RdmaBackchannel}, RFC 8167). The credit value granted in each reply is what
  * the posted receives cover: it drops when a receive could not be re-posted.
  *
  * <p>Every work request's context sits in a table under its wrId; whoever removes it (its
@@ -51,6 +52,7 @@ final class ServerConnection {
     final IoMemoryPool.Account account;
     final RecvFrom recvFrom;
     final SendTo sendTo;
+    final RdmaBackchannel backchannel;
     final Semaphore sendSlots;
     final int maxSge;
     private final Arena arena = Arena.ofShared();
@@ -88,8 +90,9 @@ final class ServerConnection {
         this.credits = o.credits();
         this.inlineSend = Math.min(o.inlineSend(), peer.receiveSize());
         this.maxSge = Math.min(server.device().limits().maxSge(), 16);
-        int receives = credits + 1;
-        int sends = credits + 4;
+        // RFC 8167 §4.1: a receive for the reply of every reverse-direction call we may have out
+        int receives = credits + 1 + o.backchannelCredits();
+        int sends = credits + 4 + o.backchannelCredits();
         MemorySegment recv = arena.allocate((long) receives * o.inlineReceive(), 4096);
         MemorySegment send = arena.allocate((long) sends * o.inlineSend(), 4096);
         this.recvRegion = server.pd().register(recv, EnumSet.of(Access.LOCAL_WRITE));
@@ -110,6 +113,9 @@ final class ServerConnection {
         this.account = server.pool().account("rdma:" + IDS.get());
         this.recvFrom = new RecvFrom(this);
         this.sendTo = new SendTo(this);
+        this.backchannel = o.backchannelCredits() > 0
+                ? new RdmaBackchannel(this, o.backchannelCredits(), o.backchannelTimeout())
+                : null;
     }
 
     long id() {
@@ -173,6 +179,16 @@ final class ServerConnection {
             return false;
         }
         return true;
+    }
+
+    /** Keeps the buffers alive while a receive is looked at; paired with {@link #releaseBuffers}. */
+    void holdBuffers() {
+        busy.incrementAndGet();
+    }
+
+    void releaseBuffers() {
+        busy.decrementAndGet();
+        freeIfDone();
     }
 
     void creditReturned() {
@@ -299,6 +315,9 @@ final class ServerConnection {
             }
         }
         recvFrom.abandonAll();
+        if (backchannel != null) {
+            backchannel.close();
+        }
         server.connectionClosed(this);
         freeIfDone();
     }

@@ -46,6 +46,7 @@ abstract class AbstractRpcRdmaTest {
     RdmaDevice clientDevice;
     RpcRdmaServer server;
     RpcRdmaClient client;
+    EchoProgram echo;
 
     abstract RdmaDevice newDevice(String name);
 
@@ -59,7 +60,8 @@ abstract class AbstractRpcRdmaTest {
         clientDevice = newDevice("client");
         RpcDispatcher d = new RpcDispatcher(null, ByteBufAllocator.DEFAULT);
         RpcRdmaServer[] self = new RpcRdmaServer[1];
-        d.register(new EchoProgram(() -> self[0].pool()));
+        echo = new EchoProgram(() -> self[0].pool());
+        d.register(echo);
         server = RpcRdmaServer.start(serverDevice, d, options(), POOL,
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         self[0] = server;
@@ -112,6 +114,104 @@ abstract class AbstractRpcRdmaTest {
         CRC32 c = new CRC32();
         c.update(b);
         return c.getValue();
+    }
+
+    /** The client's side of the test backchannel: answers CB_PROGRAM calls with the opaque reversed. */
+    static byte[] reversedAnswer(byte[] call) {
+        ByteBuf in = Unpooled.wrappedBuffer(call);
+        int xid = in.getInt(0);
+        assertEquals(EchoProgram.CB_PROGRAM, in.getInt(12), "a call of the callback program");
+        int n = in.getInt(40);
+        byte[] payload = new byte[n];
+        in.getBytes(44, payload);
+        for (int i = 0; i < n / 2; i++) {
+            byte t = payload[i];
+            payload[i] = payload[n - 1 - i];
+            payload[n - 1 - i] = t;
+        }
+        ByteBuf out = Unpooled.buffer();
+        out.writeInt(xid).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0);
+        out.writeInt(n).writeBytes(payload).writeZero(-n & 3);
+        byte[] b = new byte[out.readableBytes()];
+        out.readBytes(b);
+        return b;
+    }
+
+    @Test
+    void reverseDirectionCallsReachTheClientWithinItsCredits() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger inHandler = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+        client.serveBackchannel(8, call -> {
+            most.accumulateAndGet(inHandler.incrementAndGet(), Math::max);
+            try {
+                Thread.sleep(30);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            inHandler.decrementAndGet();
+            answered.incrementAndGet();
+            return reversedAnswer(call);
+        });
+        byte[] payload = random(1000, 7);
+        Reply r = client.call(Call.of(call(EchoProgram.CALLBACK, b -> {
+            b.writeInt(6);
+            b.writeInt(payload.length).writeBytes(payload);
+        })).withReplyChunk(64 << 10));
+        XdrDecoder d = success(r);
+        assertEquals(6, d.readInt());
+        for (int i = 0; i < 6; i++) {
+            assertTrue(d.readBool(), "reverse call " + i + " answered");
+            assertArrayEquals(reversed(payload), d.readOpaque(64 << 10), "reply " + i + " carries the client's answer");
+        }
+        assertEquals(6, answered.get());
+        // RFC 8167 §4.1: one call until the client's first reply, then at most the server's 2
+        // (the client granted 8)
+        assertTrue(most.get() <= 2, "at most 2 reverse calls outstanding, saw " + most.get());
+        assertEquals(8, r.credits(), "reverse replies took no forward credit");
+    }
+
+    @Test
+    void aReverseCallLongerThanTheInlineThresholdFailsAtOnce() throws Exception {
+        client.serveBackchannel(2, AbstractRpcRdmaTest::reversedAnswer);
+        Reply r = client.call(Call.of(call(EchoProgram.CALLBACK, b -> {
+            b.writeInt(1);
+            b.writeInt(5000).writeBytes(random(5000, 3));
+        })).withReplyChunk(64 << 10));
+        XdrDecoder d = success(r);
+        assertEquals(1, d.readInt());
+        assertEquals(false, d.readBool());
+        String why = d.readString(1000);
+        assertTrue(why.contains("exceeds the inline threshold"), why);
+    }
+
+    @Test
+    void unansweredReverseCallsFailWhenTheConnectionCloses() throws Exception {
+        client.serveBackchannel(2, call -> null);
+        CompletableFuture<Reply> forward = client.callAsync(Call.of(call(EchoProgram.CALLBACK, b -> {
+            b.writeInt(3);
+            b.writeInt(4).writeInt(42);
+        })));
+        waitFor(() -> echo.reverseCalls.size() == 3);
+        Thread.sleep(100);
+        assertTrue(echo.reverseCalls.stream().noneMatch(CompletableFuture::isDone), "no reply, no completion");
+        client.close();
+        client = null;
+        for (CompletableFuture<ByteBuf> f : echo.reverseCalls) {
+            java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> f.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof java.io.IOException, e.toString());
+        }
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> RpcRdmaClient.await(forward),
+                "the forward call whose handler waited fails with the connection");
+    }
+
+    private static byte[] reversed(byte[] b) {
+        byte[] r = new byte[b.length];
+        for (int i = 0; i < b.length; i++) {
+            r[i] = b[b.length - 1 - i];
+        }
+        return r;
     }
 
     @Test
@@ -267,6 +367,58 @@ abstract class AbstractRpcRdmaTest {
         assertEquals(RpcRdma.ERR_CHUNK, r.errorCode(), "empty write chunk");
         assertEquals(8, success(client.call(Call.of(call(EchoProgram.LONG, b -> b.writeInt(8))))).readOpaque(9).length,
                 "the connection goes on");
+    }
+
+    /**
+     * Mutated transport headers sent to the server: each gets a reply (RDMA_ERROR or an RPC reply),
+     * is dropped, or ends the connection; after each the server still answers a good call on a
+     * connection (a new one when the old ended); nothing leaks (the pool is idle after the test).
+     */
+    @Test
+    void mutatedHeadersGetAnErrorOrADisconnectAndLeakNothing() throws Exception {
+        Random rnd = new Random(8166_4);
+        byte[] put = call(EchoProgram.PUT, b -> b.writeInt(8).writeLong(0).writeInt(1));
+        byte[] get = call(EchoProgram.GET, b -> b.writeInt(64));
+        List<byte[]> seeds = List.of(
+                raw(1, RpcRdma.RDMA_MSG, List.of(), List.of(), get, 0x600),
+                raw(1, RpcRdma.RDMA_MSG, List.of(new ReadSegment(32, new Segment(0x77, 8, 0x1000))), List.of(), put,
+                        0x600),
+                raw(1, RpcRdma.RDMA_MSG, List.of(), List.of(List.of(new Segment(0x78, 4096, 0x2000))), get, 0x600),
+                raw(1, RpcRdma.RDMA_NOMSG, List.of(new ReadSegment(0, new Segment(0x79, put.length, 0x3000))),
+                        List.of(), new byte[0], 0x600));
+        int disconnects = 0;
+        for (int round = 0; round < 120; round++) {
+            byte[] m = seeds.get(round % seeds.size()).clone();
+            int header = m.length - (round % seeds.size() == 3 ? 0 : (round % seeds.size() == 1 ? put.length : get.length));
+            for (int k = 0; k <= rnd.nextInt(3); k++) {
+                int at = 4 * rnd.nextInt(header / 4);
+                int v = switch (rnd.nextInt(3)) {
+                    case 0 -> rnd.nextInt(5);
+                    case 1 -> rnd.nextInt();
+                    default -> -1 - rnd.nextInt(3);
+                };
+                m[at] = (byte) (v >>> 24);
+                m[at + 1] = (byte) (v >>> 16);
+                m[at + 2] = (byte) (v >>> 8);
+                m[at + 3] = (byte) v;
+            }
+            client.sendRaw(m, 0x600 + round);
+            try {
+                Reply r = client.call(Call.of(call(EchoProgram.LONG, b -> b.writeInt(8))));
+                assertEquals(8, success(r).readOpaque(9).length);
+            } catch (java.io.IOException e) {
+                assertNotNull(client.awaitDisconnect(Duration.ofSeconds(10)), "a failed probe means a disconnect: " + e);
+                disconnects++;
+                client.close();
+                client = RpcRdmaClient.connect(clientDevice, server.localAddress());
+            }
+        }
+        assertEquals(8, success(client.call(Call.of(call(EchoProgram.LONG, b -> b.writeInt(8))))).readOpaque(9).length,
+                "the server still serves after " + disconnects + " disconnects");
+        client.close();
+        client = null;
+        waitFor(() -> server.connectionCount() == 0);
+        assertEquals(0, server.connectionCount(), "every connection was torn down");
     }
 
     @Test

@@ -15,13 +15,23 @@ import java.util.zip.CRC32;
 /**
  * A program for transport tests. PUT (1): opaque data → its length, CRC32 and how many buffers
  * it arrived in. GET (2): count → count bytes of a pattern as a DDP-eligible payload leased from
- * the pool. LONG (3): count → count bytes of a pattern inline (a long reply).
+ * the pool. LONG (3): count → count bytes of a pattern inline (a long reply). CALLBACK (4): count,
+ * opaque → sends count reverse-direction calls (program CB_PROGRAM, procedure 1, the opaque and
+ * the call's index) at once over the connection's backchannel and answers, for each, the opaque
+ * the client returned or the failure as a string.
  */
 final class EchoProgram implements RpcProgram {
     static final int PROGRAM = 0x20000777;
     static final int PUT = 1;
     static final int GET = 2;
     static final int LONG = 3;
+    static final int CALLBACK = 4;
+    static final int CB_PROGRAM = 0x40000777;
+
+    /** Every reverse-direction call the server sent, for tests to watch. */
+    final java.util.List<java.util.concurrent.CompletableFuture<ByteBuf>> reverseCalls =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger reverseXids = new java.util.concurrent.atomic.AtomicInteger(0x7000);
 
     private final Supplier<IoMemoryPool> pool;
 
@@ -97,6 +107,45 @@ final class EchoProgram implements RpcProgram {
                 }
                 XdrEncoder out = call.success();
                 out.writeOpaque(b);
+                return out.finish();
+            }
+            case CALLBACK -> {
+                int n = call.decoder().readInt();
+                byte[] payload = call.decoder().readOpaque(64 << 10);
+                io.rdmagate.oncrpc.server.Backchannel bc = call.connection().backchannel();
+                java.util.List<java.util.concurrent.CompletableFuture<ByteBuf>> futures = new java.util.ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    ByteBuf m = io.netty.buffer.Unpooled.buffer();
+                    io.rdmagate.oncrpc.rpc.CallHeaders.write(m, reverseXids.incrementAndGet(), CB_PROGRAM, 1, 1,
+                            io.rdmagate.oncrpc.rpc.Credentials.NONE);
+                    m.writeInt(payload.length).writeBytes(payload).writeZero(-payload.length & 3).writeInt(i);
+                    java.util.concurrent.CompletableFuture<ByteBuf> f = new java.util.concurrent.CompletableFuture<>();
+                    futures.add(f);
+                    reverseCalls.add(f);
+                    Thread.ofVirtual().start(() -> bc.call(m).whenComplete((r, t) -> {
+                        if (t != null) {
+                            f.completeExceptionally(t);
+                        } else {
+                            f.complete(r);
+                        }
+                    }));
+                }
+                XdrEncoder out = call.success();
+                out.writeInt(n);
+                for (java.util.concurrent.CompletableFuture<ByteBuf> f : futures) {
+                    try {
+                        ByteBuf r = f.join();
+                        try {
+                            io.rdmagate.oncrpc.xdr.XdrDecoder d = new io.rdmagate.oncrpc.xdr.XdrDecoder(r);
+                            io.rdmagate.oncrpc.rpc.ReplyHeader.decode(d);
+                            out.writeBool(true).writeOpaque(d.readOpaque(64 << 10));
+                        } finally {
+                            r.release();
+                        }
+                    } catch (java.util.concurrent.CompletionException e) {
+                        out.writeBool(false).writeString(String.valueOf(e.getCause()));
+                    }
+                }
                 return out.finish();
             }
             default -> throw io.rdmagate.oncrpc.server.RpcErrorException.procUnavailable(call.procedure());
