@@ -29,8 +29,20 @@ public final class BenchMain {
             io.rdmagate.bench.nfs.NfsBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (what.equals("nfs-rdma")) {
+            long total = (args.length > 1 ? Long.parseLong(args[1]) : 1024) << 20;
+            long seconds = args.length > 2 ? Long.parseLong(args[2]) : 10;
+            int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+            Measurement raw;
+            try (SoftIwarpPair pair = new SoftIwarpPair(REGION)) {
+                raw = best(rounds, () -> pair.transfer(true, 1 << 20, total));
+            }
+            io.rdmagate.bench.nfs.NfsRdmaBench.run(total, seconds, rounds, raw.megabytesPerSecond());
+            return;
+        }
         if (!what.equals("rdma")) {
-            System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs [totalMiB] [seconds] [rounds]");
+            System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs [totalMiB] [seconds] [rounds]"
+                    + " | bench/run nfs-rdma [totalMiB] [seconds] [rounds]");
             System.exit(2);
         }
         long total = (args.length > 1 ? Long.parseLong(args[1]) : 2048) << 20;

@@ -37,7 +37,15 @@ public final class NfsBench {
     private final long seconds;
     private final byte[] data = new byte[IO];
 
-    private NfsBench(long totalBytes, long seconds) {
+    /** Opens a load connection to a server with {@code depth} calls in flight at most. */
+    @FunctionalInterface
+    interface Dialer {
+        LoadConnection open(ServerProcess server, int depth) throws IOException;
+    }
+
+    static final Dialer TCP = (server, depth) -> new TcpLoadConnection(server.nfs());
+
+    NfsBench(long totalBytes, long seconds) {
         this.fileBytes = totalBytes / STREAMS / IO * IO;
         this.seconds = seconds;
         new SplittableRandom(2049).nextBytes(data);
@@ -76,7 +84,7 @@ public final class NfsBench {
             }
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < servers.size(); i++) {
-                    Map<String, Figure> round = bench.round(servers.get(i));
+                    Map<String, Figure> round = bench.round(servers.get(i), TCP);
                     System.out.printf(Locale.ROOT, "round %d %s: %s%n", r + 1, servers.get(i).name(), round);
                     Map<String, Figure> b = best.get(i);
                     round.forEach((k, v) -> b.merge(k, v, (x, y) -> x.value() >= y.value() ? x : y));
@@ -105,7 +113,8 @@ public final class NfsBench {
         System.out.println("servers: " + servers.stream().map(s -> s.name() + " pid " + s.process().pid()).toList());
     }
 
-    private Map<String, Figure> round(ServerProcess server) throws Exception {
+    /** Every figure once against {@code server}, each connection opened by {@code dialer}. */
+    Map<String, Figure> round(ServerProcess server, Dialer dialer) throws Exception {
         byte[] root = Nfs3Client.mount(server.mount(), server.mountPath(), ROOT);
         byte[][] files = new byte[STREAMS][];
         try (Nfs3Client setup = Nfs3Client.connect(server.nfs(), ROOT)) {
@@ -119,9 +128,10 @@ public final class NfsBench {
         // 1 MiB sequential write, UNSTABLE, each stream its own file; then COMMIT of every file
         double cpu0 = server.cpuSeconds();
         long t0 = System.nanoTime();
-        streams(server, files, calls, 0, (c, s, xid, i) -> c.sendWrite(xid, files[s], i * IO, data, IO, Nfs3.UNSTABLE));
+        streams(server, dialer, files, calls, 0,
+                (c, s, xid, i) -> c.sendWrite(xid, files[s], i * IO, data, IO, Nfs3.UNSTABLE));
         long t1 = System.nanoTime();
-        streams(server, files, 1, 0, (c, s, xid, i) -> c.sendCommit(xid, files[s]));
+        streams(server, dialer, files, 1, 0, (c, s, xid, i) -> c.sendCommit(xid, files[s]));
         long t2 = System.nanoTime();
         double cpu1 = server.cpuSeconds();
         out.put("1 MiB seq write MB/s", new Figure(mbps(t1 - t0), cpu1 - cpu0, gib));
@@ -129,18 +139,18 @@ public final class NfsBench {
         // 1 MiB sequential read of the same files (in the page cache: the server's own cost)
         cpu0 = server.cpuSeconds();
         t0 = System.nanoTime();
-        streams(server, files, calls, IO, (c, s, xid, i) -> c.sendRead(xid, files[s], i * IO, IO));
+        streams(server, dialer, files, calls, IO, (c, s, xid, i) -> c.sendRead(xid, files[s], i * IO, IO));
         t1 = System.nanoTime();
         out.put("1 MiB seq read MB/s", new Figure(mbps(t1 - t0), server.cpuSeconds() - cpu0, gib));
         verify(server, files);
         // 4 KiB random reads over all files, queue depth 16 on one connection
         long blocks = fileBytes / SMALL;
         SplittableRandom random = new SplittableRandom(4096);
-        out.put("4 KiB random read IOPS (QD 16)", rate(server, SMALL, (c, xid, i) -> {
+        out.put("4 KiB random read IOPS (QD 16)", rate(server, dialer, SMALL, (c, xid, i) -> {
             long b = random.nextLong(blocks * STREAMS);
             c.sendRead(xid, files[(int) (b % STREAMS)], (b / STREAMS) * SMALL, SMALL);
         }));
-        out.put("GETATTR calls/s (QD 16)", rate(server, 0, (c, xid, i) -> c.sendGetattr(xid, files[0])));
+        out.put("GETATTR calls/s (QD 16)", rate(server, dialer, 0, (c, xid, i) -> c.sendGetattr(xid, files[0])));
         return out;
     }
 
@@ -150,18 +160,18 @@ public final class NfsBench {
 
     @FunctionalInterface
     private interface StreamSource {
-        void send(NfsLoadConnection c, int stream, int xid, long i) throws IOException;
+        void send(LoadConnection c, int stream, int xid, long i) throws IOException;
     }
 
     /** One connection per stream, {@code calls} calls each, {@link #STREAM_DEPTH} in flight. */
-    private static void streams(ServerProcess server, byte[][] files, long calls, int minReply, StreamSource source)
-            throws Exception {
+    private static void streams(ServerProcess server, Dialer dialer, byte[][] files, long calls, int minReply,
+            StreamSource source) throws Exception {
         Thread[] threads = new Thread[files.length];
         Exception[] failures = new Exception[files.length];
         for (int s = 0; s < files.length; s++) {
             int stream = s;
             threads[s] = Thread.ofPlatform().name("nfs-load-" + s).start(() -> {
-                try (NfsLoadConnection c = new NfsLoadConnection(server.nfs())) {
+                try (LoadConnection c = dialer.open(server, STREAM_DEPTH)) {
                     long n = Pipeline.run(c, STREAM_DEPTH, calls, Long.MAX_VALUE, minReply,
                             (conn, xid, i) -> source.send(conn, stream, xid, i));
                     if (n != calls) {
@@ -183,8 +193,9 @@ public final class NfsBench {
     }
 
     /** Calls per second on one connection at {@link #QUEUE_DEPTH} for {@link #seconds}. */
-    private Figure rate(ServerProcess server, int minReply, Pipeline.CallSource source) throws Exception {
-        try (NfsLoadConnection c = new NfsLoadConnection(server.nfs())) {
+    private Figure rate(ServerProcess server, Dialer dialer, int minReply, Pipeline.CallSource source)
+            throws Exception {
+        try (LoadConnection c = dialer.open(server, QUEUE_DEPTH)) {
             Pipeline.run(c, QUEUE_DEPTH, 2000, Long.MAX_VALUE, minReply, source); // warm-up
             double cpu0 = server.cpuSeconds();
             long t0 = System.nanoTime();

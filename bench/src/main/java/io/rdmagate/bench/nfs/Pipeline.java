@@ -13,7 +13,7 @@ final class Pipeline {
     /** Sends call number {@code i} (from 0) with {@code xid}. */
     @FunctionalInterface
     interface CallSource {
-        void send(NfsLoadConnection c, int xid, long i) throws IOException;
+        void send(LoadConnection c, int xid, long i) throws IOException;
     }
 
     private final Object lock = new Object();
@@ -25,12 +25,12 @@ final class Pipeline {
     }
 
     /** Returns the number of calls completed. */
-    static long run(NfsLoadConnection c, int depth, long calls, long deadlineNanos, int minReplyLength,
+    static long run(LoadConnection c, int depth, long calls, long deadlineNanos, int minReplyLength,
             CallSource source) throws IOException, InterruptedException {
         return new Pipeline().drive(c, depth, calls, deadlineNanos, minReplyLength, source);
     }
 
-    private long drive(NfsLoadConnection c, int depth, long calls, long deadlineNanos, int minReplyLength,
+    private long drive(LoadConnection c, int depth, long calls, long deadlineNanos, int minReplyLength,
             CallSource source) throws IOException, InterruptedException {
         Semaphore permits = new Semaphore(depth);
         int xidBase = (int) (System.nanoTime() & 0x3fffffff);

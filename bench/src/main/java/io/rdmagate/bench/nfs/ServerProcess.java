@@ -9,11 +9,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An NFSv3 server the harness started as a child process: where its NFS and MOUNT programs
- * listen, the path a client mounts, and the process's CPU time (all its threads) from
+ * listen, the path a client mounts, where it takes RPC-over-RDMA (soft iWARP; null when not), and the process's CPU time (all its threads) from
  * {@code /proc}.
  */
 record ServerProcess(String name, Process process, Path log, InetSocketAddress nfs, InetSocketAddress mount,
-        String mountPath) implements AutoCloseable {
+        String mountPath, InetSocketAddress rdma) implements AutoCloseable {
     /** Linux's USER_HZ, the unit of utime and stime in /proc/PID/stat. */
     private static final double TICKS_PER_SECOND = 100;
 

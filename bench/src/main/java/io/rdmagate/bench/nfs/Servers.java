@@ -37,6 +37,7 @@ final class Servers {
         Path dir = Files.createDirectories(work.resolve("rdmagate"));
         int nfs = freePort();
         int mount = freePort();
+        int rdma = freePort();
         Path config = dir.resolve("rdmagate.yaml");
         Files.writeString(config, """
                 stateDir: %s
@@ -50,7 +51,7 @@ final class Servers {
                   nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
                   rpcbind: {mode: off}
                   smb: {enabled: false}
-                """.formatted(dir.resolve("state"), export, nfs, mount, freePort(), freePort(), freePort()));
+                """.formatted(dir.resolve("state"), export, nfs, mount, rdma, freePort(), freePort()));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = dir.resolve("rdmagate.log");
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
@@ -63,7 +64,8 @@ final class Servers {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         ServerProcess.awaitPort(p, log, nfs, "rdmagate");
         ServerProcess.awaitPort(p, log, mount, "rdmagate");
-        return new ServerProcess("rdmagate", p, log, address(nfs), address(mount), "/bench");
+        ServerProcess.awaitPort(p, log, rdma, "rdmagate");
+        return new ServerProcess("rdmagate", p, log, address(nfs), address(mount), "/bench", address(rdma));
     }
 
     static ServerProcess ganesha(Path work, Path export) throws IOException, InterruptedException {
@@ -102,7 +104,7 @@ final class Servers {
         ServerProcess.awaitPort(p, log, nfs, "ganesha");
         ServerProcess.awaitPort(p, log, mount, "ganesha");
         // NFSv3 clients mount the export's Path, not its pseudo path
-        return new ServerProcess("ganesha", p, log, address(nfs), address(mount), export.toString());
+        return new ServerProcess("ganesha", p, log, address(nfs), address(mount), export.toString(), null);
     }
 
     private static InetSocketAddress address(int port) {
