@@ -12,6 +12,10 @@
 #                                     scratch share, /job/lib.sh has the helpers; exit = power off
 #   lab.sh run --job DIR [--forward PORT]... [--jdk DIR] [--timeout S]
 #                                     run DIR/job.sh (what the JUnit tests call)
+#   lab.sh bench-nfs-rdma [MIB] [SECONDS]
+#                                     boot once with rdmagate running in the guest and compare it
+#                                     with knfsd over RPC-over-RDMA on the same siw link, through
+#                                     the kernel client (job/bench-nfs-rdma.sh); prints a table
 #   lab.sh clean                      remove cached images other than the current one, and
 #                                     leftover work directories (while no build runs)
 #
@@ -85,6 +89,38 @@ case $cmd in
         image=$("$LAB/build-image.sh")
         prepare "$job"
         exec "$LAB/run-guest.sh" --image "$image" --job "$job" "${args[@]}"
+        ;;
+    bench-nfs-rdma)
+        repo=$(cd "$LAB/../.." && pwd)
+        # shellcheck disable=SC1091
+        . "$repo/.mvn/select-jdk.sh"
+        (cd "$repo" && ./mvnw -q -DskipTests -pl bench -am package) >&2
+        image=$("$LAB/build-image.sh")
+        job=$(mktemp -d /tmp/rdmagate-lab-bench.XXXXXX)
+        prepare "$job"
+        cp "$LAB/job/bench-nfs-rdma.sh" "$job/job.sh"
+        mkdir -p "$job/cp"
+        tr ':' '\n' < "$repo/bench/target/classpath.txt" | while read -r e; do
+            [ -f "$e" ] && cp "$e" "$job/cp/"
+        done
+        printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\n' "${1:-256}" "${2:-20}" > "$job/env"
+        echo "lab.sh: job directory $job" >&2
+        set +e
+        "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout 3000
+        rc=$?
+        set -e
+        grep -E '^(RESULT|SUMMARY)' "$job/output.log" || true
+        awk '$1 == "BENCH" { v[$2 " " $3] = $4; s[$2] = 1; f[$3] = 1 }
+            END {
+                print ""; print "| figure | knfsd | rdmagate | rdmagate / knfsd |"; print "|---|---:|---:|---:|"
+                n = split("write-MBps read-MBps randread-IOPS", order, " ")
+                for (i = 1; i <= n; i++) {
+                    k = v["knfsd " order[i]]; r = v["rdmagate " order[i]]
+                    printf "| %s | %s | %s | %s |\n", order[i], k, r, (k > 0 ? sprintf("%.2f", r / k) : "")
+                }
+            }' "$job/output.log"
+        echo "lab.sh: exit $rc; console $job/console.log, output $job/output.log" >&2
+        exit $rc
         ;;
     clean)
         keep=$("$LAB/build-image.sh" --print)

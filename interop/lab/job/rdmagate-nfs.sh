@@ -21,8 +21,22 @@ timeout 900 /job/workloads/nfs-workload.sh rdmagate-v3-tcp 10.0.2.100:/data "$op
 
 check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" || rc=1
 opts=vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp
-timeout 900 /job/workloads/nfs-workload.sh rdmagate-v3-rdma 10.0.2.100:/data "$opts" || rc=1
+WORKLOAD_BIG_MIB=${RDMA_BIG_MIB:-$WORKLOAD_BIG_MIB} timeout 1500 \
+    /job/workloads/nfs-workload.sh rdmagate-v3-rdma 10.0.2.100:/data "$opts" || rc=1
 timeout 900 /job/workloads/rdma-chunks.sh rdmagate-v3-rdma-chunks 10.0.2.100:/data "$opts" || rc=1
+
+# what a user types: -o rdma and the port, no version; the client tries NFSv4 first, is told
+# PROG_MISMATCH (3..3), and falls back to v3 with MOUNT over TCP found through rpcbind
+mkdir -p /mnt/plain
+line=
+if timeout 180 mount -t nfs -o rdma,port=$RDMA_PORT 10.0.2.100:/data /mnt/plain \
+        && line=$(grep " /mnt/plain nfs " /proc/mounts) && [[ $line == *vers=3*proto=rdma* ]] \
+        && echo plain > /mnt/plain/plain-rdma && [ "$(cat /mnt/plain/plain-rdma)" = plain ] \
+        && rm /mnt/plain/plain-rdma && umount /mnt/plain; then
+    result rdma-no-version PASS "$(echo "$line" | cut -d' ' -f4 | tr ',' '\n' | grep -E '^(vers|proto|port)=' | tr '\n' ' ')"
+else
+    result rdma-no-version FAIL "mount -o rdma,port=$RDMA_PORT: ${line:-not mounted}"; rc=1
+fi
 
 if dmesg | grep -qE 'BUG:|Oops|general protection'; then
     result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"

@@ -39,6 +39,14 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
     private final List<Path> jobs = new ArrayList<>();
     private String testName = "unnamed";
 
+    /**
+     * The large file the kernel NFS client copies through rdmagate over RDMA
+     * (-Drdmagate.interop.rdmaBigMiB): 1 GiB, as a user would copy one.
+     */
+    public static int rdmaBigMiB() {
+        return Integer.getInteger("rdmagate.interop.rdmaBigMiB", 1024);
+    }
+
     /** The large-file size the workloads use in this build (-Drdmagate.interop.bigMiB). */
     public static int bigMiB() {
         return Integer.getInteger("rdmagate.interop.bigMiB", 64);
@@ -193,6 +201,7 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
                 int exit = p.isAlive() ? -1 : p.exitValue();
                 System.out.printf("interop: %s/%s (image %s) exit %d in %d s%n", testName, name,
                         img.getFileName(), exit, took.toSeconds());
+                text.lines().filter(l -> l.startsWith("RESULT ")).forEach(l -> System.out.println("  " + l));
                 return new GuestRun(name, dir, exit, text, took);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

@@ -49,7 +49,8 @@ class RdmagateNfsKernelClientTest {
                   smb: {enabled: false}
                 """.formatted(nfs, mount, rdma, nlm, nsm, rpcbind);
         try (HostGateway gateway = HostGateway.start(dir, transports)) {
-            List<String> expected = new ArrayList<>(List.of("nic-up", "statd", "siw-nic", "kernel-clean"));
+            List<String> expected = new ArrayList<>(List.of("nic-up", "statd", "siw-nic", "rdma-no-version",
+                    "kernel-clean"));
             for (String proto : List.of("tcp", "rdma")) {
                 for (String c : CHECKS) {
                     expected.add("rdmagate-v3-" + proto + "/" + c);
@@ -64,6 +65,7 @@ class RdmagateNfsKernelClientTest {
                     .env("MOUNT_PORT", mount)
                     .env("RDMA_PORT", rdma)
                     .env("WORKLOAD_BIG_MIB", GuestLab.bigMiB())
+                    .env("RDMA_BIG_MIB", GuestLab.rdmaBigMiB())
                     .forward(nfs)
                     .forward(mount)
                     .forward(rdma)

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# rdmagate against the guest's own knfsd, both over RPC-over-RDMA on the same siw link, through
+# the same kernel NFS client: rdmagate runs IN the guest (its class path in /job/cp, the JDK
+# shared at /opt/jdk), each server exports a directory of the guest's disk, the client mounts
+# each with vers=3,proto=rdma over siw on rd0 (10.200.0.2) and runs the same load: dd of
+# BENCH_MIB MiB written and read back with O_DIRECT 1 MiB requests, then fio 4 KiB random
+# reads at queue depth 16 for BENCH_SECONDS, after a warm-up pass (the JIT under TCG). Prints
+# "BENCH server figure value" lines; lab.sh bench-nfs-rdma makes the table. Not a test.
+set -uo pipefail
+. /job/lib.sh
+[ -f /job/env ] && . /job/env
+MIB=${BENCH_MIB:-256}
+RAND_SECONDS=${BENCH_SECONDS:-20}
+echo 1 > /proc/sys/kernel/panic_on_oops
+
+check siw-up rdma_dummy siw || exit 1
+check knfsd-start start_knfsd /srv/knfsd || exit 1
+
+mkdir -p /srv/rdmagate /var/lib/rdmagate
+cat > /tmp/rdmagate.yaml <<EOF
+stateDir: /var/lib/rdmagate
+http: {address: 127.0.0.1, port: 9049}
+exports:
+  - name: data
+    path: /srv/rdmagate
+    nfsPath: /data
+    clients: [{match: "*", rootSquash: false}]
+transports:
+  nfs: {port: 2050, mountPort: 20058, rdmaPort: 20050, nlmPort: 20051, nsmPort: 20052}
+  rpcbind: {mode: off}
+  smb: {enabled: false}
+EOF
+java --enable-native-access=ALL-UNNAMED -cp '/job/cp/*' io.rdmagate.gateway.Main serve \
+    --config /tmp/rdmagate.yaml > /job/rdmagate.log 2>&1 &
+gateway=$!
+up=0
+for _ in $(seq 600); do
+    if (exec 3<>/dev/tcp/127.0.0.1/20050) 2>/dev/null; then up=1; break; fi
+    kill -0 $gateway 2>/dev/null || break
+    sleep 0.5
+done
+if [ $up = 1 ]; then result rdmagate-start PASS; else result rdmagate-start FAIL "$(tail -5 /job/rdmagate.log)"; exit 1; fi
+
+mbps() {                                    # mbps T0 T1: MB/s for MIB MiB between them
+    awk -v m="$MIB" -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", m * 1.048576 / (b - a) }'
+}
+
+# run_load NAME OPTS EXPORT: mount, warm up, measure, unmount
+run_load() {
+    local name=$1 opts=$2 export=$3 mnt=/mnt/$1 t0 t1
+    mkdir -p "$mnt"
+    mount -t nfs -o "$opts" "$SIW_ADDR:$export" "$mnt" || { result "$name/mount" FAIL; return 1; }
+    grep -q "$mnt nfs .*proto=rdma" /proc/mounts || { result "$name/mount" FAIL "not over rdma"; return 1; }
+    result "$name/mount" PASS "$(grep " $mnt " /proc/mounts | cut -d' ' -f4 | tr ',' '\n' | grep -E '^(vers|proto|rsize|wsize)=' | tr '\n' ' ')"
+    dd if=/dev/zero of="$mnt/warm" bs=1M count=64 oflag=direct status=none
+    dd if="$mnt/warm" of=/dev/null bs=1M iflag=direct status=none
+    dd if=/dev/urandom of=/tmp/src bs=1M count="$MIB" status=none
+    t0=$(date +%s.%N)
+    dd if=/tmp/src of="$mnt/big" bs=1M oflag=direct conv=fsync status=none
+    t1=$(date +%s.%N)
+    echo "BENCH $name write-MBps $(mbps "$t0" "$t1")"
+    sync; echo 3 > /proc/sys/vm/drop_caches
+    t0=$(date +%s.%N)
+    dd if="$mnt/big" of=/tmp/back bs=1M iflag=direct status=none
+    t1=$(date +%s.%N)
+    echo "BENCH $name read-MBps $(mbps "$t0" "$t1")"
+    cmp -s /tmp/src /tmp/back && result "$name/data" PASS || result "$name/data" FAIL "read back differs"
+    rm -f /tmp/back
+    fio --name=rand --filename="$mnt/big" --rw=randread --bs=4k --iodepth=16 --ioengine=libaio \
+        --direct=1 --time_based --runtime="$RAND_SECONDS" --ramp_time=3 --output-format=terse \
+        --terse-version=3 > /tmp/fio.out 2>&1
+    # terse v3: field 8 is read IOPS
+    echo "BENCH $name randread-IOPS $(cut -d';' -f8 /tmp/fio.out | head -1)"
+    rm -f "$mnt/big" "$mnt/warm"
+    umount "$mnt" && result "$name/unmount" PASS || result "$name/unmount" FAIL
+}
+
+rc=0
+run_load knfsd vers=3,proto=rdma,port=20049 /srv/knfsd || rc=1
+run_load rdmagate vers=3,proto=rdma,port=20050,mountport=20058,mountproto=tcp,nolock /data || rc=1
+kill -TERM $gateway
+wait $gateway
+echo "rdmagate exited $?"
+if dmesg | grep -qE 'BUG:|Oops|general protection'; then
+    result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"; rc=1
+else
+    result kernel-clean PASS "no oops"
+fi
+dmesg > /job/dmesg.log
+exit $rc
