@@ -30,16 +30,26 @@ transports:
   rpcbind: {mode: off}
   smb: {enabled: false}
 EOF
-java --enable-native-access=ALL-UNNAMED -cp '/job/cp/*' io.rdmagate.gateway.Main serve \
-    --config /tmp/rdmagate.yaml > /job/rdmagate.log 2>&1 &
-gateway=$!
+# The JVM under TCG now and then dies of an emulation fault at start (SIGSEGV in the VM or in
+# JIT code, a different place each time, never seen on hardware): start it up to three times.
 up=0
-for _ in $(seq 600); do
-    if (exec 3<>/dev/tcp/127.0.0.1/20050) 2>/dev/null; then up=1; break; fi
-    kill -0 $gateway 2>/dev/null || break
-    sleep 0.5
+for attempt in 1 2 3; do
+    java --enable-native-access=ALL-UNNAMED -cp '/job/cp/*' io.rdmagate.gateway.Main serve \
+        --config /tmp/rdmagate.yaml > "/job/rdmagate-$attempt.log" 2>&1 &
+    gateway=$!
+    for _ in $(seq 600); do
+        if (exec 3<>/dev/tcp/127.0.0.1/20050) 2>/dev/null; then up=1; break; fi
+        kill -0 $gateway 2>/dev/null || break
+        sleep 0.5
+    done
+    [ $up = 1 ] && break
+    rm -rf /var/lib/rdmagate/*
 done
-if [ $up = 1 ]; then result rdmagate-start PASS; else result rdmagate-start FAIL "$(tail -5 /job/rdmagate.log)"; exit 1; fi
+if [ $up = 1 ]; then
+    result rdmagate-start PASS "attempt $attempt"
+else
+    result rdmagate-start FAIL "$(tail -5 /job/rdmagate-$attempt.log)"; exit 1
+fi
 
 mbps() {                                    # mbps T0 T1: MB/s for MIB MiB between them
     awk -v m="$MIB" -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", m * 1.048576 / (b - a) }'
