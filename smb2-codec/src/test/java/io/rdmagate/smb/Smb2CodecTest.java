@@ -29,6 +29,7 @@ import io.rdmagate.smb.mssmb2.Smb2Dialect;
 import io.rdmagate.smb.mssmb2.Smb2Header;
 import io.rdmagate.smb.mssmb2.Smb2Lock;
 import io.rdmagate.smb.mssmb2.Smb2Negotiate;
+import io.rdmagate.smb.mssmb2.Smb2OplockBreak;
 import io.rdmagate.smb.mssmb2.Smb2Read;
 import io.rdmagate.smb.mssmb2.Smb2TreeConnect;
 import io.rdmagate.smb.mssmb2.Smb2Write;
@@ -276,5 +277,32 @@ class Smb2CodecTest {
         int dacl = b.getInt(16);
         assertEquals(3, b.getShort(dacl + 4));
         assertEquals(sd.length, dacl + (b.getShort(dacl + 2) & 0xffff));
+    }
+
+    @Test
+    void oplockBreakNotificationAndAckFollowMsSmb2() throws Exception {
+        ByteBuffer n = Smb2OplockBreak.notification(Smb2Create.OPLOCK_LEVEL_II, new FileId(7, 8));
+        assertEquals(64 + 24, n.limit());
+        assertTrue(Smb2Header.check(n));
+        assertEquals(Smb2Command.OPLOCK_BREAK, Smb2Header.command(n));
+        assertEquals(-1L, Smb2Header.messageId(n)); // MS-SMB2 2.2.23.1
+        assertEquals(0L, Smb2Header.sessionId(n));
+        assertEquals(Smb2Header.FLAGS_SERVER_TO_REDIR, Smb2Header.flags(n));
+        assertEquals(24, n.getShort(64));
+        assertEquals(Smb2Create.OPLOCK_LEVEL_II, n.get(66));
+        assertEquals(new FileId(7, 8), FileId.read(n, 72));
+
+        ByteBuffer ack = request(Smb2Command.OPLOCK_BREAK, 24);
+        Smb2OplockBreak.write(ack, 0, new FileId(1, 2));
+        Smb2OplockBreak.Ack a = Smb2OplockBreak.decode(ack);
+        assertFalse(a.lease());
+        assertEquals(0, a.oplockLevel());
+        assertEquals(new FileId(1, 2), a.fileId());
+        ByteBuffer bad = request(Smb2Command.OPLOCK_BREAK, 24);
+        bad.putShort(64, (short) 25);
+        assertThrows(Smb2DecodeException.class, () -> Smb2OplockBreak.decode(bad));
+        ByteBuffer shortAck = request(Smb2Command.OPLOCK_BREAK, 24).limit(64 + 20);
+        shortAck.putShort(64, (short) 24);
+        assertThrows(Smb2DecodeException.class, () -> Smb2OplockBreak.decode(shortAck));
     }
 }

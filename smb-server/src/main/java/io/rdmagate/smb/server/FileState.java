@@ -13,6 +13,8 @@ final class FileState {
     final long fileId;
     final List<Open> opens = new ArrayList<>();
     boolean deletePending;
+    /** Some open may hold a Level II oplock (set on grant, cleared when they are broken); read unlocked. */
+    volatile boolean levelII;
     /** Where the file is now: parent directory and name (rename moves it). */
     FileHandle parent;
     String name;

@@ -11,6 +11,8 @@ import java.util.List;
 public final class Open {
     private final FileId fileId;
     final SmbSession session;
+    /** The connection the open was made on, where its oplock breaks are sent (MS-SMB2 3.3.1.10 Open.Connection). */
+    final SmbConnection conn;
     private final TreeConnect tree;
     private final FileHandle handle;
     private final boolean directory;
@@ -27,11 +29,20 @@ public final class Open {
     public volatile int mode;
     /** QUERY_DIRECTORY state (MS-SMB2 3.3.1.10 enumeration); guarded by this open's monitor. */
     public List<DirEntry> listing;
+    /** MS-SMB2 3.3.1.10 OplockLevel and OplockState, and the break in progress; guarded by the OpenTable's monitor. */
+    int oplockLevel;
+    int oplockState;
+    int breakingTo;
+    java.util.concurrent.CompletableFuture<Void> breakDone;
+    long breakDeadline;
+    /** The lease the open was made with (oplockLevel is then SMB2_OPLOCK_LEVEL_LEASE), or null. */
+    Lease lease;
     public int listingPos;
 
-    Open(FileId fileId, SmbSession session, TreeConnect tree, FileHandle handle, boolean directory, int access,
+    Open(FileId fileId, SmbConnection conn, SmbSession session, TreeConnect tree, FileHandle handle, boolean directory, int access,
             int shareAccess, FileState file, NamedPipe pipe, String path) {
         this.fileId = fileId;
+        this.conn = conn;
         this.session = session;
         this.tree = tree;
         this.handle = handle;

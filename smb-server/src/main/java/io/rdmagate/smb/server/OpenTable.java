@@ -18,6 +18,15 @@ public final class OpenTable {
     private final Map<Long, Open> byVolatile = new ConcurrentHashMap<>();
     private final Map<String, FileState> files = new HashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
+    private final Oplocks oplocks;
+
+    OpenTable(java.time.Duration oplockBreakTimeout) {
+        this.oplocks = new Oplocks(this, oplockBreakTimeout);
+    }
+
+    public Oplocks oplocks() {
+        return oplocks;
+    }
 
     long newVolatileId() {
         return nextId.getAndIncrement();
@@ -39,8 +48,14 @@ public final class OpenTable {
     static final int DATA_READ = Access.FILE_READ_DATA | Access.FILE_EXECUTE;
     static final int DATA_WRITE = Access.FILE_WRITE_DATA | Access.FILE_APPEND_DATA;
 
+    /** Access that takes part in sharing; an open with none of it (attributes only) neither checks nor restricts. */
+    static final int SHARED_ACCESS = DATA_READ | DATA_WRITE | Access.DELETE;
+
     /** MS-FSA 2.1.5.1.2: whether a new open with this access and sharing fits beside an existing one. */
     static boolean compatible(Open e, int access, int share) {
+        if ((access & SHARED_ACCESS) == 0 || (e.access() & SHARED_ACCESS) == 0) {
+            return true; // MS-FSA 2.1.5.1.2: the share access check is skipped for attribute-only access
+        }
         if ((e.access() & DATA_READ) != 0 && (share & 0x1) == 0
                 || (e.access() & DATA_WRITE) != 0 && (share & 0x2) == 0
                 || (e.access() & Access.DELETE) != 0 && (share & 0x4) == 0) {
@@ -71,21 +86,51 @@ public final class OpenTable {
         return f;
     }
 
-    /** Registers an open of a file after the share access check (MS-FSA 2.1.5.1.2). */
-    public Open open(SmbSession s, TreeConnect tree, FileHandle handle, boolean dir, int access, int share,
-            FileHandle parent, String name, String path) throws SmbException {
-        synchronized (this) {
-            FileState f = admit(handle.volumeId(), handle.fileId(), parent, name, access, share);
-            long id = newVolatileId();
-            Open o = new Open(new FileId(id, id), s, tree, handle, dir, access, share, f, null, path);
-            add(o);
-            return o;
+    /**
+     * The outcome of one attempt to open: the open and the oplock it was granted, or a break the
+     * caller must wait for before it tries again (MS-FSA 2.1.5.1.2).
+     */
+    public record Admission(Open open, Oplocks.Grant grant, Oplocks.Wait pending) {
+    }
+
+    /**
+     * Breaks what must break first (Batch and conflicting H before the share access check, Exclusive
+     * and W after it), then registers the open with the oplock or lease it may have (MS-SMB2 3.3.5.9,
+     * MS-FSA 2.1.5.1.2, 2.1.5.17).
+     */
+    public Admission open(SmbConnection conn, SmbSession s, TreeConnect tree, FileHandle handle, boolean dir, int access,
+            int share, FileHandle parent, String name, String path, Oplocks.Request oplock) throws SmbException {
+        List<Oplocks.Notice> notices = new ArrayList<>(2);
+        try {
+            synchronized (this) {
+                Lease own = oplocks.ownLease(oplock, handle.volumeId(), handle.fileId());
+                FileState f = files.get(key(handle.volumeId(), handle.fileId()));
+                if (f != null && !f.deletePending) {
+                    Oplocks.Wait w = oplocks.beforeShareCheck(f, oplock, own, notices);
+                    if (w != null) {
+                        return new Admission(null, null, w);
+                    }
+                }
+                f = admit(handle.volumeId(), handle.fileId(), parent, name, access, share);
+                Oplocks.Wait w = oplocks.afterShareCheck(f, oplock, own, notices);
+                if (w != null) {
+                    return new Admission(null, null, w);
+                }
+                Oplocks.Grant g = oplocks.grant(f, oplock, own, dir);
+                long id = newVolatileId();
+                Open o = new Open(new FileId(id, id), conn, s, tree, handle, dir, access, share, f, null, path);
+                Oplocks.attach(o, g);
+                add(o);
+                return new Admission(o, g, null);
+            }
+        } finally {
+            Oplocks.send(notices);
         }
     }
 
-    public Open openPipe(SmbSession s, TreeConnect tree, NamedPipe pipe, String name) {
+    public Open openPipe(SmbConnection conn, SmbSession s, TreeConnect tree, NamedPipe pipe, String name) {
         long id = newVolatileId();
-        Open o = new Open(new FileId(id, id), s, tree, null, false, Access.FILE_ALL_ACCESS, 7, null, pipe, name);
+        Open o = new Open(new FileId(id, id), conn, s, tree, null, false, Access.FILE_ALL_ACCESS, 7, null, pipe, name);
         add(o);
         return o;
     }
@@ -131,6 +176,7 @@ public final class OpenTable {
      */
     synchronized FileState remove(Open o) {
         byVolatile.remove(o.fileId().volatileId());
+        oplocks.closed(o);
         FileState f = o.file;
         if (f == null) {
             return null;

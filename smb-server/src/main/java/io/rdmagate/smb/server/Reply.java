@@ -59,6 +59,13 @@ public final class Reply {
         this.treeId = id;
     }
 
+    /** Takes over the status and body another reply was built with (a response finished off the request's thread). */
+    public void copyOf(Reply other) {
+        this.status = other.status;
+        this.buf = other.buf;
+        this.bodyLength = other.bodyLength;
+    }
+
     void releasePayload() {
         if (payload != null) {
             payload.release();

@@ -100,8 +100,9 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
             if (id == 0 || id == -1 || sessions.containsKey(id)) {
                 continue;
             }
-            SmbSession s = new SmbSession(id, preauth.copy());
-            if (sessions.putIfAbsent(id, s) == null) {
+            SmbSession s = new SmbSession(id, preauth.copy(), this);
+            if (server.registerSession(s)) {
+                sessions.put(id, s);
                 return s;
             }
         }
@@ -483,6 +484,31 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         write(List.of(msg), null);
     }
 
+    /**
+     * MS-SMB2 3.3.4.6: sends an Oplock Break Notification for an open of this connection. It is not
+     * signed (SessionId 0); on 3.x it is encrypted when the open's session or share asks for it.
+     */
+    void sendOplockBreak(Open o, int level) {
+        sendNotification(o, io.rdmagate.smb.mssmb2.Smb2OplockBreak.notification(level, o.fileId()));
+    }
+
+    /** MS-SMB2 3.3.4.7: a Lease Break Notification goes out like an oplock break, on a connection of the lease's opens. */
+    void sendLeaseBreak(Open o, ByteBuffer msg) {
+        sendNotification(o, msg);
+    }
+
+    private void sendNotification(Open o, ByteBuffer msg) {
+        if (channel == null || !channel.isActive()) {
+            return;
+        }
+        SmbSession s = o.session;
+        if (Smb2Dialect.is3(dialect) && s.encryptor != null && (s.encryptData || o.tree() != null && o.tree().encrypt())) {
+            write(List.of(s.encryptor.encrypt(s.id, msg)), null);
+            return;
+        }
+        write(List.of(msg), null);
+    }
+
     /** An operation answered later (MS-SMB2 3.3.4.2): CHANGE_NOTIFY, a blocking LOCK. */
     public final class AsyncOp {
         final long asyncId;
@@ -516,10 +542,18 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
             cancel = r;
         }
 
-        /** Sends the final response once; {@code fill} writes the body (or sets an error status). */
-        public void complete(Consumer<Reply> fill) {
+        /** Whether the final response went out (or a cancel or lost connection ended the operation). */
+        public boolean done() {
+            return completed.get();
+        }
+
+        /**
+         * Sends the final response once; {@code fill} writes the body (or sets an error status).
+         * Returns false when the operation had already completed and nothing was sent.
+         */
+        public boolean complete(Consumer<Reply> fill) {
             if (!completed.compareAndSet(false, true)) {
-                return;
+                return false;
             }
             async.remove(asyncId);
             Reply r = new Reply();
@@ -535,7 +569,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
                 Smb2Cipher enc = session.encryptor;
                 if (enc != null) {
                     write(List.of(enc.encrypt(session.id, msg)), null);
-                    return;
+                    return true;
                 }
             }
             if ((signed || session.signingRequired) && session.hasSigner()) {
@@ -544,6 +578,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
                 }
             }
             write(List.of(msg), null);
+            return true;
         }
     }
 

@@ -51,17 +51,20 @@ public final class SmbServer implements AutoCloseable {
 
     private final SmbServerConfig config;
     private final Command[] commands = new Command[Smb2Command.COUNT];
-    private final OpenTable opens = new OpenTable();
+    private final OpenTable opens;
     private final LogonThrottle throttle;
     private final SecureRandom random = new SecureRandom();
     private final byte[] serverGuid;
     private final ChangeNotify.Watchers watchers = new ChangeNotify.Watchers();
+    /** MS-SMB2 3.3.1.5 GlobalSessionTable: every connection's sessions, by SessionId. */
+    private final java.util.Map<Long, SmbSession> globalSessions = new java.util.concurrent.ConcurrentHashMap<>();
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private EventLoopGroup group;
     private Channel listener;
 
     public SmbServer(SmbServerConfig config) {
         this.config = config;
+        this.opens = new OpenTable(config.oplockBreakTimeout());
         this.throttle = new LogonThrottle(config.logonFailureDelay());
         UUID u = UUID.nameUUIDFromBytes(("rdmagate-smb:" + config.serverName()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         this.serverGuid = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
@@ -123,6 +126,10 @@ public final class SmbServer implements AutoCloseable {
         return opens;
     }
 
+    public Oplocks oplocks() {
+        return opens.oplocks();
+    }
+
     public LogonThrottle throttle() {
         return throttle;
     }
@@ -150,7 +157,18 @@ public final class SmbServer implements AutoCloseable {
         }
     }
 
+    /** Registers a new session id unless another connection uses it. */
+    boolean registerSession(SmbSession s) {
+        return globalSessions.putIfAbsent(s.id, s) == null;
+    }
+
+    /** A session of any connection (MS-SMB2 3.3.5.5: binding and PreviousSessionId look it up globally). */
+    public SmbSession globalSession(long id) {
+        return globalSessions.get(id);
+    }
+
     void logoff(SmbSession s) {
+        globalSessions.remove(s.id, s);
         s.state = SmbSession.State.EXPIRED;
         closeOpens(s, null);
         s.trees.clear();

@@ -14,16 +14,25 @@ import java.util.List;
  * @param maxCredits       the ceiling of credits a connection may hold (MS-SMB2 3.3.1.2)
  * @param maxInFlight      requests of one connection processed at once; reading stops beyond it
  * @param logonFailureDelay how long the answer to a failed logon is held, per recent failure of that client
+ * @param oplockBreakTimeout how long a CREATE waits for the holder to acknowledge an oplock break before
+ *                         the server lowers the oplock itself (MS-SMB2 3.3.2.1; Windows uses 35 s)
  */
 public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
         boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
-        int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies) {
+        int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
+        Duration oplockBreakTimeout) {
+    /** Windows' Oplock Break Acknowledgment Timer (MS-SMB2 3.3.2.1 and its product note). */
+    public static final Duration DEFAULT_OPLOCK_BREAK_TIMEOUT = Duration.ofSeconds(35);
 
     public SmbServerConfig {
         shares = List.copyOf(shares);
         users = List.copyOf(users);
         if (maxIo < 65536 || maxIo > 8 << 20) {
             throw new IllegalArgumentException("maxIo " + maxIo + " outside 64 KiB..8 MiB");
+        }
+        if (oplockBreakTimeout == null || oplockBreakTimeout.compareTo(Duration.ofMillis(1)) < 0
+                || oplockBreakTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+            throw new IllegalArgumentException("oplockBreakTimeout " + oplockBreakTimeout + " outside 1 ms..10 min");
         }
         if (maxMessageSize < maxIo + 4096) {
             throw new IllegalArgumentException("maxMessageSize must exceed maxIo by a header");

@@ -33,13 +33,22 @@ public final class SmbSession {
     final Map<Integer, TreeConnect> trees = new ConcurrentHashMap<>();
     private final AtomicInteger nextTree = new AtomicInteger(1);
 
-    SmbSession(long id, PreauthIntegrity preauth) {
+    /** The connection the session was set up on. */
+    final SmbConnection conn;
+
+    SmbSession(long id, PreauthIntegrity preauth, SmbConnection conn) {
         this.id = id;
+        this.conn = conn;
         this.preauth = preauth;
     }
 
     public long id() {
         return id;
+    }
+
+    /** MS-SMB2 3.3.5.5.3: a reconnecting client names its previous session, which the server then ends. */
+    public void expireFromElsewhere() {
+        conn.logoff(this);
     }
 
     public State state() {

@@ -42,6 +42,11 @@ final class TestServer implements AutoCloseable {
     }
 
     TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port) throws Exception {
+        this(dir, state, signingRequired, encryptAll, port, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT);
+    }
+
+    TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port, Duration oplockBreakTimeout)
+            throws Exception {
         this.dir = dir;
         this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
         this.pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
@@ -53,7 +58,7 @@ final class TestServer implements AutoCloseable {
                         new SmbShare("secure", vfs, "", false, false, true),
                         new SmbShare("ro", vfs, "", true, false, false)),
                 List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
-                Duration.ofMillis(200), pool, copies);
+                Duration.ofMillis(200), pool, copies, oplockBreakTimeout);
         this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port);
     }
 

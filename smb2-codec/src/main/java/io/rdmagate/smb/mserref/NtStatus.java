@@ -41,7 +41,9 @@ public final class NtStatus {
     public static final int NETWORK_NAME_DELETED = 0xC00000C9;
     public static final int BAD_NETWORK_NAME = 0xC00000CC;
     public static final int REQUEST_NOT_ACCEPTED = 0xC00000D0;
+    public static final int INVALID_OPLOCK_PROTOCOL = 0xC00000E3;
     public static final int INTERNAL_ERROR = 0xC00000E5;
+    public static final int INVALID_DEVICE_STATE = 0xC0000184;
     public static final int DIRECTORY_NOT_EMPTY = 0xC0000101;
     public static final int NOT_A_DIRECTORY = 0xC0000103;
     public static final int CANCELLED = 0xC0000120;

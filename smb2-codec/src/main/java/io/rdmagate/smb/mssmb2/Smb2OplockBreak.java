@@ -1,6 +1,7 @@
 package io.rdmagate.smb.mssmb2;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * OPLOCK_BREAK: the server's notification (MS-SMB2 2.2.23.1), the client's acknowledgment
@@ -10,6 +11,10 @@ import java.nio.ByteBuffer;
  * <p>Accepts StructureSize 24 (oplock ack) or 36 (lease ack). Refuses anything else.
  */
 public final class Smb2OplockBreak {
+    /** MS-SMB2 3.3.4.6: an unsolicited notification carries MessageId 0xFFFFFFFFFFFFFFFF. */
+    public static final long NOTIFICATION_MESSAGE_ID = -1L;
+    public static final int BODY_SIZE = 24;
+
     private Smb2OplockBreak() {
     }
 
@@ -37,5 +42,16 @@ public final class Smb2OplockBreak {
         m.putShort(b, (short) 24).put(b + 2, (byte) oplockLevel).put(b + 3, (byte) 0).putInt(b + 4, 0);
         fileId.write(m, b + 8);
         return 24;
+    }
+
+    /**
+     * A whole Oplock Break Notification (MS-SMB2 2.2.23.1, 3.3.4.6): header with MessageId all
+     * ones, SessionId and TreeId 0, no credits, unsigned; body with the level the server will accept.
+     */
+    public static ByteBuffer notification(int oplockLevel, FileId fileId) {
+        ByteBuffer m = ByteBuffer.allocate(Smb2Header.SIZE + BODY_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        Smb2Header.writeResponse(m, Smb2Command.OPLOCK_BREAK, 0, 0, 0, 0, NOTIFICATION_MESSAGE_ID, 0, 0, 0);
+        write(m, oplockLevel, fileId);
+        return m;
     }
 }

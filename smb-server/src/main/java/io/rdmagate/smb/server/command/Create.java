@@ -6,12 +6,20 @@ import io.rdmagate.smb.mssmb2.CreateContext;
 import io.rdmagate.smb.mssmb2.FileId;
 import io.rdmagate.smb.mssmb2.Smb2Create;
 import io.rdmagate.smb.mssmb2.Smb2DecodeException;
+import io.rdmagate.smb.mssmb2.Smb2Dialect;
+import io.rdmagate.smb.mssmb2.Smb2Lease;
 import io.rdmagate.smb.server.Access;
 import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
 import io.rdmagate.smb.server.Files;
 import io.rdmagate.smb.server.Open;
+import io.rdmagate.smb.server.OpenTable;
+import io.rdmagate.smb.server.Oplocks;
+import io.rdmagate.smb.server.Reply;
+import io.rdmagate.smb.server.SmbConnection;
 import io.rdmagate.smb.server.SmbException;
+import io.rdmagate.smb.server.SmbSession;
+import io.rdmagate.smb.server.StatusMap;
 import io.rdmagate.smb.server.SrvsvcPipe;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.CreateMode;
@@ -31,8 +39,11 @@ import java.util.List;
 /**
  * CREATE (MS-SMB2 3.3.5.9, MS-FSA 2.1.5.1): resolves the path from the share root, applies the
  * create disposition and options, enforces share access across every open of the file, and
- * answers the MxAc and QFid create contexts. No oplock or lease is granted; durable handle
- * requests are not granted either (their contexts get no response, which 3.3.5.9 allows).
+ * answers the MxAc and QFid create contexts. Oplocks are granted and other opens' oplocks broken
+ * as {@link Oplocks} decides; a CREATE whose break is not acknowledged within 50 ms answers
+ * STATUS_PENDING and completes when it is (or when the break times out). Leases (RqLs v1/v2) are
+ * granted the same way and answered with their response context. Durable handle requests are not
+ * granted (their contexts get no response, which 3.3.5.9 allows).
  */
 public final class Create implements Command {
     static final int CANNOT_DELETE = 0xC0000121;
@@ -157,39 +168,184 @@ public final class Create implements Command {
                 throw new SmbException(CANNOT_DELETE, req.name() + " is read-only");
             }
         }
-        Open o = c.server.opens().open(c.session, c.tree, node.handle(), dir, desired, req.shareAccess(), parent, name,
-                String.join("\\", comps));
-        try {
-            if (truncate) {
-                // MS-FSA 2.1.5.1.2.1: overwrite and supersede mark the file for archiving
-                vfs.setattr(caller, node.handle(), SetAttributes.create().size(0)
-                        .dosAttributes((node.attributes().dosAttributes() & DosAttributes.STORED) | DosAttributes.ARCHIVE));
-                node = new Node(node.handle(), vfs.getattr(node.handle()));
+        Plan p = new Plan(vfs, caller, node, dir, desired, req.shareAccess(), parent, name, String.join("\\", comps),
+                truncate, deleteOnClose, action, req.context(CreateContext.MXAC) != null,
+                req.context(CreateContext.QFID) != null,
+                new Oplocks.Request(req.oplockLevel(), desired, req.shareAccess(), disposition, c.conn.clientGuid,
+                        leaseRequest(c, req)));
+        OpenTable.Admission a = p.admit(c);
+        long inline = Math.min(INLINE_WAIT_NANOS, c.server.oplocks().timeoutNanos());
+        while (a.open() == null) {
+            // MS-FSA 2.1.5.1.2: the open waits for the oplock break it caused
+            if (!await(c, a.pending(), inline)) {
+                if (c.lastInCompound()) {
+                    goAsync(c, p, a.pending());
+                    return;
+                }
+                await(c, a.pending(), Long.MAX_VALUE); // inside a compound: wait in place, up to the break's deadline
             }
-        } catch (VfsException e) {
-            Close.closeOpen(c.server, o);
-            throw e;
+            p.waited = true;
+            a = p.admit(c);
         }
-        o.deleteOnClose = deleteOnClose;
-        c.setCompoundFileId(o.fileId());
-        List<CreateContext> out = new ArrayList<>();
-        if (req.context(CreateContext.MXAC) != null) {
-            // MS-SMB2 2.2.14.2.5: QueryStatus, MaximalAccess
-            ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-            b.putInt(0).putInt(maximalAccess(vfs, caller, node, c.tree.maximalAccess()));
-            out.add(new CreateContext(CreateContext.MXAC, b.flip()));
+        c.setCompoundFileId(a.open().fileId());
+        p.finish(c, c.reply, a);
+    }
+
+    /**
+     * MS-SMB2 3.3.5.9.8 and 3.3.5.9.11: a lease request counts when the client asked for the lease
+     * level on a dialect that has leases; v2 contexts only on 3.x.
+     */
+    private static Smb2Lease.Request leaseRequest(Ctx c, Smb2Create.Request req) throws Smb2DecodeException {
+        if (req.oplockLevel() != Smb2Create.OPLOCK_LEVEL_LEASE || c.conn.dialect() == Smb2Dialect.SMB_2_0_2) {
+            return null;
         }
-        if (req.context(CreateContext.QFID) != null) {
-            // MS-SMB2 2.2.14.2.9: DiskFileId, VolumeId, Reserved
-            ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
-            b.putLong(node.attributes().fileId()).putLong(vfs.volumeId()).putLong(0).putLong(0);
-            out.add(new CreateContext(CreateContext.QFID, b.flip()));
+        CreateContext rq = req.context(CreateContext.RQLS);
+        return rq == null ? null : Smb2Lease.decode(rq.data(), Smb2Dialect.is3(c.conn.dialect()));
+    }
+
+    /** How long a CREATE waits for an oplock acknowledgment before answering STATUS_PENDING (MS-SMB2 3.3.4.2). */
+    static final long INLINE_WAIT_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(50);
+
+    private static boolean await(Ctx c, Oplocks.Wait w, long nanos) throws SmbException {
+        try {
+            return c.server.oplocks().await(w, nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SmbException(NtStatus.CANCELLED, "interrupted while an oplock breaks");
         }
-        FileInfo f = Files.info(node.attributes(), false);
-        ByteBuffer body = c.reply.body(89 + 128);
-        c.reply.length(Smb2Create.write(body, new Smb2Create.Response(Smb2Create.OPLOCK_LEVEL_NONE, action, f.creation(),
-                f.lastAccess(), f.lastWrite(), f.change(), f.allocationSize(), f.endOfFile(), f.attributes(), o.fileId(),
-                out)));
+    }
+
+    /** Answers STATUS_PENDING now and completes the CREATE once the break is resolved (MS-SMB2 3.3.4.2). */
+    private static void goAsync(Ctx c, Plan p, Oplocks.Wait first) {
+        SmbConnection.AsyncOp op = c.conn.goAsync(c);
+        op.onCancel(() -> op.complete(r -> r.status(NtStatus.CANCELLED)));
+        Thread.ofVirtual().name("smb-create-oplock").start(() -> {
+            Oplocks.Wait w = first;
+            try {
+                while (true) {
+                    c.server.oplocks().await(w, Long.MAX_VALUE);
+                    if (op.done()) {
+                        return; // cancelled, or the connection went away
+                    }
+                    if (c.session.state() != SmbSession.State.VALID) {
+                        op.complete(r -> r.status(NtStatus.USER_SESSION_DELETED));
+                        return;
+                    }
+                    p.waited = true;
+                    OpenTable.Admission a = p.admit(c);
+                    if (a.open() == null) {
+                        w = a.pending();
+                        continue;
+                    }
+                    Reply out = new Reply();
+                    try {
+                        p.finish(c, out, a);
+                    } catch (SmbException | VfsException e) {
+                        int st = e instanceof SmbException se ? se.status() : StatusMap.of(((VfsException) e).error());
+                        op.complete(r -> r.status(st));
+                        return;
+                    }
+                    if (!op.complete(r -> r.copyOf(out))) {
+                        Close.closeOpen(c.server, a.open());
+                    }
+                    return;
+                }
+            } catch (SmbException e) {
+                op.complete(r -> r.status(e.status()));
+            } catch (InterruptedException e) {
+                op.complete(r -> r.status(NtStatus.CANCELLED));
+            } catch (RuntimeException e) {
+                op.complete(r -> r.status(NtStatus.INTERNAL_ERROR));
+            }
+        });
+    }
+
+    /** What CREATE decided before it registers the open; kept while an oplock break is awaited. */
+    private static final class Plan {
+        final VirtualFileSystem vfs;
+        final Caller caller;
+        Node node;
+        final boolean dir;
+        final int desired;
+        final int share;
+        final FileHandle parent;
+        final String name;
+        final String path;
+        final boolean truncate;
+        final boolean deleteOnClose;
+        final int action;
+        final boolean mxac;
+        final boolean qfid;
+        final Oplocks.Request oplock;
+        volatile boolean waited;
+
+        Plan(VirtualFileSystem vfs, Caller caller, Node node, boolean dir, int desired, int share, FileHandle parent,
+                String name, String path, boolean truncate, boolean deleteOnClose, int action, boolean mxac, boolean qfid,
+                Oplocks.Request oplock) {
+            this.vfs = vfs;
+            this.caller = caller;
+            this.node = node;
+            this.dir = dir;
+            this.desired = desired;
+            this.share = share;
+            this.parent = parent;
+            this.name = name;
+            this.path = path;
+            this.truncate = truncate;
+            this.deleteOnClose = deleteOnClose;
+            this.action = action;
+            this.mxac = mxac;
+            this.qfid = qfid;
+            this.oplock = oplock;
+        }
+
+        OpenTable.Admission admit(Ctx c) throws SmbException {
+            return c.server.opens().open(c.conn, c.session, c.tree, node.handle(), dir, desired, share, parent, name, path,
+                    oplock);
+        }
+
+        /** Truncates if asked, answers the create contexts and writes the response into {@code reply}. */
+        void finish(Ctx c, Reply reply, OpenTable.Admission a) throws SmbException, VfsException {
+            Open o = a.open();
+            try {
+                if (truncate) {
+                    // MS-FSA 2.1.5.1.2.1: overwrite and supersede mark the file for archiving
+                    vfs.setattr(caller, node.handle(), SetAttributes.create().size(0)
+                            .dosAttributes((node.attributes().dosAttributes() & DosAttributes.STORED) | DosAttributes.ARCHIVE));
+                }
+                if (truncate || waited) {
+                    node = new Node(node.handle(), vfs.getattr(node.handle())); // the holder may have written meanwhile
+                }
+            } catch (VfsException e) {
+                Close.closeOpen(c.server, o);
+                throw e;
+            }
+            o.deleteOnClose = deleteOnClose;
+            List<CreateContext> out = new ArrayList<>();
+            if (mxac) {
+                // MS-SMB2 2.2.14.2.5: QueryStatus, MaximalAccess
+                ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                b.putInt(0).putInt(maximalAccess(vfs, caller, node, c.tree.maximalAccess()));
+                out.add(new CreateContext(CreateContext.MXAC, b.flip()));
+            }
+            if (qfid) {
+                // MS-SMB2 2.2.14.2.9: DiskFileId, VolumeId, Reserved
+                ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
+                b.putLong(node.attributes().fileId()).putLong(vfs.volumeId()).putLong(0).putLong(0);
+                out.add(new CreateContext(CreateContext.QFID, b.flip()));
+            }
+            FileInfo f = Files.info(node.attributes(), false);
+            ByteBuffer body = reply.body(89 + 128);
+            Oplocks.Grant g = a.grant();
+            if (g.level() == Smb2Create.OPLOCK_LEVEL_LEASE) {
+                // MS-SMB2 2.2.14.2.10/11: the lease as it now is, in the version the client asked for
+                out.add(new CreateContext(CreateContext.RQLS, Smb2Lease.response(oplock.lease().version(),
+                        oplock.lease().key(), g.leaseState(), g.leaseFlags(), oplock.lease().parentKey(), g.epoch())));
+            }
+            reply.length(Smb2Create.write(body, new Smb2Create.Response(g.level(), action, f.creation(),
+                    f.lastAccess(), f.lastWrite(), f.change(), f.allocationSize(), f.endOfFile(), f.attributes(), o.fileId(),
+                    out)));
+        }
     }
 
     static Node lookup(VirtualFileSystem vfs, Caller caller, FileHandle parent, String name) throws VfsException, SmbException {
@@ -275,7 +431,7 @@ public final class Create implements Command {
             entries.add(new SrvsvcPipe.ShareEntry(s.name(), 0, ""));
         }
         entries.add(new SrvsvcPipe.ShareEntry("IPC$", 0x80000003, "IPC Service"));
-        Open o = c.server.opens().openPipe(c.session, c.tree, new SrvsvcPipe(entries), n);
+        Open o = c.server.opens().openPipe(c.conn, c.session, c.tree, new SrvsvcPipe(entries), n);
         c.setCompoundFileId(o.fileId());
         c.reply.length(Smb2Create.write(c.reply.body(89), new Smb2Create.Response(0, Smb2Create.FILE_OPENED, 0, 0, 0, 0,
                 4096, 0, DosAttributes.NORMAL, o.fileId(), List.of())));

@@ -61,6 +61,7 @@ public final class Lock implements Command {
             c.reply.length(Smb2Lock.write(c.reply.body(4)));
             return;
         }
+        c.server.oplocks().breakLevelII(o); // MS-FSA 2.1.5.7: a byte-range lock breaks Level II oplocks to none
         if (els.size() == 1 && (els.getFirst().flags() & Smb2Lock.FAIL_IMMEDIATELY) == 0) {
             blocking(c, o, lm, fileId, els.getFirst());
             return;

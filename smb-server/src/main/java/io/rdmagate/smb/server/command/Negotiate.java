@@ -114,7 +114,7 @@ public final class Negotiate implements Command {
         SmbConnection conn = c.conn;
         int caps = 0;
         if (dialect != Smb2Dialect.SMB_2_0_2 && dialect != Smb2Dialect.SMB_2_WILDCARD) {
-            caps |= Smb2Dialect.CAP_LARGE_MTU;
+            caps |= Smb2Dialect.CAP_LARGE_MTU | Smb2Dialect.CAP_LEASING; // MS-SMB2 3.3.5.4: leases from 2.1 on
         }
         if ((dialect == Smb2Dialect.SMB_3_0 || dialect == Smb2Dialect.SMB_3_0_2)
                 && (conn.clientCapabilities & Smb2Dialect.CAP_ENCRYPTION) != 0) {

@@ -38,6 +38,14 @@ public final class SessionSetup implements Command {
         SmbConnection conn = c.conn;
         Smb2SessionSetup.Request req = Smb2SessionSetup.decode(c.msg);
         if ((req.flags() & Smb2SessionSetup.FLAG_BINDING) != 0) {
+            // MS-SMB2 3.3.5.5: the session is looked up globally, and its key signs the refusal
+            SmbSession bound = c.server.globalSession(Smb2Header.sessionId(c.msg));
+            if (bound == null || bound.state() != SmbSession.State.VALID) {
+                throw new SmbException(NtStatus.USER_SESSION_DELETED, "binding to no session");
+            }
+            if (bound.hasSigner()) {
+                c.reply.signWith = bound;
+            }
             throw new SmbException(NtStatus.REQUEST_NOT_ACCEPTED, "session binding (multichannel) is not offered");
         }
         long sid = Smb2Header.sessionId(c.msg);
@@ -47,6 +55,12 @@ public final class SessionSetup implements Command {
             s = conn.newSession();
         } else {
             s = conn.sessions.get(sid);
+            if (s == null) {
+                SmbSession other = c.server.globalSession(sid);
+                if (other != null && other.hasSigner()) {
+                    c.reply.signWith = other; // MS-SMB2 3.3.5.5: found globally, so the refusal is signed
+                }
+            }
             if (s == null || s.state() == SmbSession.State.EXPIRED) {
                 throw new SmbException(NtStatus.USER_SESSION_DELETED, "no session " + sid);
             }
@@ -131,8 +145,10 @@ public final class SessionSetup implements Command {
         int dialect = conn.dialect();
         byte[] key = r.sessionKey();
         boolean signs = !anonymous;
-        boolean canEncrypt = false;
-        if (signs) {
+        // MS-SMB2 3.3.5.5.3: a re-authentication keeps the session's keys
+        boolean reauth = s.state() == SmbSession.State.VALID;
+        boolean canEncrypt = reauth && s.encryptor != null;
+        if (signs && !reauth) {
             if (!Smb2Dialect.is3(dialect)) {
                 s.setSigner(Smb2Signer.hmacSha256(key));
             } else {
@@ -161,6 +177,13 @@ public final class SessionSetup implements Command {
         s.authenticated(user, anonymous, cfg.signingRequired() || (req.securityMode() & Smb2Dialect.SIGNING_REQUIRED) != 0,
                 cfg.encryptAll() && canEncrypt);
         c.server.throttle().succeeded(conn.client());
+        if (req.previousSessionId() != 0 && req.previousSessionId() != s.id()) {
+            // MS-SMB2 3.3.5.5.3: the client reconnected; its previous session of the same user ends
+            SmbSession prev = c.server.globalSession(req.previousSessionId());
+            if (prev != null && prev.user() != null && !anonymous && prev.user().name().equalsIgnoreCase(user.name())) {
+                prev.expireFromElsewhere();
+            }
+        }
         int flags = (anonymous ? Smb2SessionSetup.SESSION_FLAG_IS_NULL : 0)
                 | (cfg.encryptAll() && canEncrypt ? Smb2SessionSetup.SESSION_FLAG_ENCRYPT_DATA : 0);
         byte[] out = token.raw() ? new byte[0] : Spnego.response(Spnego.ACCEPT_COMPLETED, false, null, serverMic);

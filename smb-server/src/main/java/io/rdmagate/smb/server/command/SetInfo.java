@@ -55,11 +55,15 @@ public final class SetInfo implements Command {
                 if (o.directory()) {
                     throw new SmbException(NtStatus.INVALID_PARAMETER, "end of file of a directory");
                 }
+                c.server.oplocks().breakLevelII(o); // MS-FSA 2.1.5.14.2
                 vfs.setattr(caller, o.handle(), SetAttributes.create().size(eof));
             }
             case FileInformationClass.FILE_ALLOCATION -> {
                 long alloc = SetInfoDecoder.int64(req.buffer(), "FileAllocationInformation");
                 need(o, Access.FILE_WRITE_DATA);
+                if (!o.directory()) {
+                    c.server.oplocks().breakLevelII(o); // MS-FSA 2.1.5.14.1
+                }
                 // MS-FSA 2.1.5.14.1: an allocation below the end of file truncates it
                 if (!o.directory() && alloc < vfs.getattr(o.handle()).size()) {
                     vfs.setattr(caller, o.handle(), SetAttributes.create().size(alloc));

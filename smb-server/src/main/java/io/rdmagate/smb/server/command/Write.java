@@ -56,6 +56,7 @@ public final class Write implements Command {
                 && o.vfs().locks().ioConflicts(o.handle().fileId(), o.lockOwner(), offset, req.length(), true)) {
             throw new SmbException(NtStatus.FILE_LOCK_CONFLICT, "range is locked");
         }
+        c.server.oplocks().breakLevelII(o); // MS-FSA 2.1.5.4: a write breaks Level II oplocks to none
         IoMemory mem;
         if (data.isDirect()) {
             mem = IoMemory.lend(MemorySegment.ofBuffer(data));

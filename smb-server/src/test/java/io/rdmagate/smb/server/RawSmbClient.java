@@ -1,0 +1,346 @@
+package io.rdmagate.smb.server;
+
+import io.rdmagate.smb.msnlmp.NtlmCrypto;
+import io.rdmagate.smb.msnlmp.NtlmServer;
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.mssmb2.FileId;
+import io.rdmagate.smb.mssmb2.Smb2Command;
+import io.rdmagate.smb.mssmb2.Smb2Dialect;
+import io.rdmagate.smb.mssmb2.Smb2Header;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A minimal SMB 2.1 client over a socket for tests that need what smbj does not expose: requested
+ * oplock levels, break notifications (MessageId all ones), interim responses and raw acknowledgments.
+ * Logs on with NTLMv2 (raw NTLMSSP tokens, unsigned), connects share "data".
+ */
+final class RawSmbClient implements AutoCloseable {
+    static final int READ_WRITE = 0x0012019F; // FILE_GENERIC_READ | FILE_GENERIC_WRITE
+    static final int SHARE_ALL = 7;
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private final AtomicLong nextMid = new AtomicLong();
+    private final Map<Long, CompletableFuture<ByteBuffer>> pending = new ConcurrentHashMap<>();
+    /** Break notifications as they arrive (MS-SMB2 2.2.23.1), unless a handler takes them. */
+    final BlockingQueue<ByteBuffer> breaks = new LinkedBlockingQueue<>();
+    /** MessageIds answered STATUS_PENDING first (MS-SMB2 3.3.4.2). */
+    final java.util.Set<Long> interim = ConcurrentHashMap.newKeySet();
+    volatile Consumer<ByteBuffer> onBreak;
+    long sessionId;
+    int treeId;
+
+    record Created(int status, int oplockLevel, FileId fileId) {
+    }
+
+    RawSmbClient(int port) throws IOException {
+        socket = new Socket(InetAddress.getLoopbackAddress(), port);
+        in = new DataInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+        Thread.ofVirtual().start(this::readLoop);
+    }
+
+    private void readLoop() {
+        try {
+            while (true) {
+                int h = in.readInt();
+                byte[] b = new byte[h & 0xffffff];
+                in.readFully(b);
+                ByteBuffer m = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+                long mid = Smb2Header.messageId(m);
+                if (mid == -1L && Smb2Header.command(m) == Smb2Command.OPLOCK_BREAK) {
+                    Consumer<ByteBuffer> h2 = onBreak;
+                    if (h2 != null) {
+                        h2.accept(m);
+                    } else {
+                        breaks.add(m);
+                    }
+                    continue;
+                }
+                if (Smb2Header.isAsync(m) && Smb2Header.status(m) == NtStatus.PENDING) {
+                    interim.add(mid);
+                    continue;
+                }
+                CompletableFuture<ByteBuffer> f = pending.remove(mid);
+                if (f != null) {
+                    f.complete(m);
+                }
+            }
+        } catch (IOException e) {
+            pending.values().forEach(f -> f.completeExceptionally(e));
+        }
+    }
+
+    /** Sends a request; the header's MessageId, SessionId and TreeId are filled in. */
+    CompletableFuture<ByteBuffer> send(int command, ByteBuffer m) throws IOException {
+        long mid = nextMid.getAndIncrement();
+        Smb2Header.writeRequest(m, command, 1, 16, 0, mid, treeId, sessionId);
+        CompletableFuture<ByteBuffer> f = new CompletableFuture<>();
+        pending.put(mid, f);
+        int n = m.limit();
+        synchronized (out) {
+            out.write(new byte[] {0, (byte) (n >> 16), (byte) (n >> 8), (byte) n});
+            out.write(m.array(), 0, n);
+            out.flush();
+        }
+        return f;
+    }
+
+    ByteBuffer call(int command, ByteBuffer m) throws Exception {
+        return send(command, m).get(20, TimeUnit.SECONDS);
+    }
+
+    static ByteBuffer msg(int bodyLength) {
+        return ByteBuffer.allocate(64 + bodyLength).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** NEGOTIATE 2.1, SESSION_SETUP (NTLMv2), TREE_CONNECT \\127.0.0.1\data. */
+    RawSmbClient logon() throws Exception {
+        ByteBuffer n = msg(36 + 2);
+        n.putShort(64, (short) 36).putShort(66, (short) 1).putShort(68, (short) 1).putShort(100, (short) Smb2Dialect.SMB_2_1);
+        check(call(Smb2Command.NEGOTIATE, n), NtStatus.SUCCESS);
+        check(sessionSetup(previousSessionId), NtStatus.SUCCESS);
+        byte[] path = "\\\\127.0.0.1\\data".getBytes(StandardCharsets.UTF_16LE);
+        ByteBuffer t = msg(8 + path.length);
+        t.putShort(64, (short) 9).putShort(68, (short) 72).putShort(70, (short) path.length).put(72, path);
+        ByteBuffer tr = call(Smb2Command.TREE_CONNECT, t);
+        check(tr, NtStatus.SUCCESS);
+        treeId = Smb2Header.treeId(tr);
+        return this;
+    }
+
+    /** PreviousSessionId of the next logon (MS-SMB2 2.2.5): a reconnecting client names its old session. */
+    long previousSessionId;
+
+    /**
+     * The two SESSION_SETUP legs (NTLMv2); on the session already set up when {@code sessionId} is not
+     * 0 (a re-authentication). Returns the final response.
+     */
+    ByteBuffer sessionSetup(long previous) throws Exception {
+        ByteBuffer r = call(Smb2Command.SESSION_SETUP, sessionSetup(negotiateToken(), previous));
+        check(r, NtStatus.MORE_PROCESSING_REQUIRED);
+        sessionId = Smb2Header.sessionId(r);
+        byte[] challenge = securityBuffer(r);
+        byte[] key = new byte[16];
+        new SecureRandom().nextBytes(key);
+        return call(Smb2Command.SESSION_SETUP, sessionSetup(authenticate(challenge, key), previous));
+    }
+
+    static void check(ByteBuffer r, int status) {
+        if (Smb2Header.status(r) != status) {
+            throw new AssertionError("status " + NtStatus.hex(Smb2Header.status(r)) + ", expected " + NtStatus.hex(status));
+        }
+    }
+
+    private static ByteBuffer sessionSetup(byte[] token, long previous) {
+        ByteBuffer m = msg(24 + token.length);
+        m.putShort(64, (short) 25).put(67, (byte) 1).putShort(76, (short) 88).putShort(78, (short) token.length)
+                .putLong(80, previous).put(88, token);
+        return m;
+    }
+
+    private static byte[] securityBuffer(ByteBuffer r) {
+        int off = r.getShort(68) & 0xffff;
+        int len = r.getShort(70) & 0xffff;
+        return Arrays.copyOfRange(r.array(), off, off + len);
+    }
+
+    private static final int FLAGS = NtlmServer.NEGOTIATE_KEY_EXCH | NtlmServer.NEGOTIATE_UNICODE
+            | NtlmServer.NEGOTIATE_SIGN | NtlmServer.NEGOTIATE_128 | NtlmServer.NEGOTIATE_EXTENDED_SESSIONSECURITY;
+
+    private static byte[] negotiateToken() {
+        ByteBuffer n = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
+        n.put("NTLMSSP\0".getBytes(StandardCharsets.US_ASCII)).putInt(1).putInt(FLAGS);
+        return n.array();
+    }
+
+    /** NTLMv2 AUTHENTICATE_MESSAGE (MS-NLMP 3.1.5.1.2), without MIC. */
+    private static byte[] authenticate(byte[] challenge, byte[] randomSessionKey) {
+        ByteBuffer c = ByteBuffer.wrap(challenge).order(ByteOrder.LITTLE_ENDIAN);
+        byte[] sc = Arrays.copyOfRange(challenge, 24, 32);
+        int tiLen = c.getShort(40) & 0xffff;
+        int tiOff = c.getInt(44);
+        byte[] ti = Arrays.copyOfRange(challenge, tiOff, tiOff + tiLen);
+        ByteBuffer temp = ByteBuffer.allocate(28 + ti.length + 4).order(ByteOrder.LITTLE_ENDIAN);
+        temp.put((byte) 1).put((byte) 1).putShort((short) 0).putInt(0).putLong(0).putLong(0x1122334455667788L).putInt(0);
+        temp.put(ti).putInt(0);
+        byte[] t = temp.array();
+        String user = TestServer.USER;
+        String domain = "WORKGROUP";
+        byte[] key = NtlmCrypto.ntowfV2(TestServer.ntHash(TestServer.PASSWORD), user, domain);
+        byte[] proof = NtlmCrypto.ntProofStr(key, sc, t);
+        byte[] base = NtlmCrypto.sessionBaseKey(key, proof);
+        byte[] nt = new byte[16 + t.length];
+        System.arraycopy(proof, 0, nt, 0, 16);
+        System.arraycopy(t, 0, nt, 16, t.length);
+        byte[] d = domain.getBytes(StandardCharsets.UTF_16LE);
+        byte[] u = user.getBytes(StandardCharsets.UTF_16LE);
+        byte[] enc = NtlmCrypto.rc4(base, randomSessionKey);
+        int p = 88;
+        ByteBuffer m = ByteBuffer.allocate(p + 24 + nt.length + d.length + u.length + 16).order(ByteOrder.LITTLE_ENDIAN);
+        m.put("NTLMSSP\0".getBytes(StandardCharsets.US_ASCII)).putInt(3);
+        m.putShort(12, (short) 24).putShort(14, (short) 24).putInt(16, p);
+        p += 24;
+        m.putShort(20, (short) nt.length).putShort(22, (short) nt.length).putInt(24, p).put(p, nt);
+        p += nt.length;
+        m.putShort(28, (short) d.length).putShort(30, (short) d.length).putInt(32, p).put(p, d);
+        p += d.length;
+        m.putShort(36, (short) u.length).putShort(38, (short) u.length).putInt(40, p).put(p, u);
+        p += u.length;
+        m.putShort(44, (short) 0).putShort(46, (short) 0).putInt(48, p);
+        m.putShort(52, (short) 16).putShort(54, (short) 16).putInt(56, p).put(p, enc);
+        m.putInt(60, FLAGS);
+        return m.array();
+    }
+
+    /** CREATE (MS-SMB2 2.2.13) without create contexts. */
+    CompletableFuture<ByteBuffer> sendCreate(String name, int oplock, int access, int share, int disposition) throws IOException {
+        byte[] n = name.getBytes(StandardCharsets.UTF_16LE);
+        ByteBuffer m = msg(56 + Math.max(1, n.length));
+        m.putShort(64, (short) 57).put(67, (byte) oplock).putInt(68, 2).putInt(88, access).putInt(92, 0x80)
+                .putInt(96, share).putInt(100, disposition).putInt(104, 0x40)
+                .putShort(108, (short) 120).putShort(110, (short) n.length).put(120, n);
+        return send(Smb2Command.CREATE, m);
+    }
+
+    /** CREATE asking for a lease (MS-SMB2 2.2.13.2.8: an RqLs v1 context of 32 bytes). */
+    CompletableFuture<ByteBuffer> sendLeaseCreate(String name, byte[] key, int state, int access, int share,
+            int disposition) throws IOException {
+        byte[] n = name.getBytes(StandardCharsets.UTF_16LE);
+        int ctx = 120 + ((n.length + 7) & ~7);
+        ByteBuffer m = msg(ctx - 64 + 24 + 32);
+        m.putShort(64, (short) 57).put(67, (byte) 0xFF).putInt(68, 2).putInt(88, access).putInt(92, 0x80)
+                .putInt(96, share).putInt(100, disposition).putInt(104, 0x40)
+                .putShort(108, (short) 120).putShort(110, (short) n.length).put(120, n)
+                .putInt(112, ctx).putInt(116, 24 + 32);
+        m.putInt(ctx, 0).putShort(ctx + 4, (short) 16).putShort(ctx + 6, (short) 4).putShort(ctx + 10, (short) 24)
+                .putInt(ctx + 12, 32).put(ctx + 16, "RqLs".getBytes(StandardCharsets.US_ASCII))
+                .put(ctx + 24, key).putInt(ctx + 40, state);
+        return send(Smb2Command.CREATE, m);
+    }
+
+    /** The lease state of a CREATE response's RqLs context, or -1 without one. */
+    static int leaseState(ByteBuffer r) {
+        int off = r.getInt(144);
+        int len = r.getInt(148);
+        if (len == 0) {
+            return -1;
+        }
+        int at = off;
+        while (true) {
+            int nameOff = r.getShort(at + 4) & 0xffff;
+            String nm = new String(r.array(), at + nameOff, r.getShort(at + 6) & 0xffff, StandardCharsets.US_ASCII);
+            if (nm.equals("RqLs")) {
+                return r.getInt(at + (r.getShort(at + 10) & 0xffff) + 16);
+            }
+            int next = r.getInt(at);
+            if (next == 0) {
+                return -1;
+            }
+            at += next;
+        }
+    }
+
+    /** LEASE_BREAK acknowledgment (MS-SMB2 2.2.24.2). */
+    ByteBuffer leaseAck(byte[] key, int state) throws Exception {
+        ByteBuffer m = msg(36);
+        m.putShort(64, (short) 36).put(72, key).putInt(88, state);
+        return call(Smb2Command.OPLOCK_BREAK, m);
+    }
+
+    static Created created(ByteBuffer r) {
+        int st = Smb2Header.status(r);
+        return st != NtStatus.SUCCESS ? new Created(st, -1, null) : new Created(st, r.get(66) & 0xff, FileId.read(r, 128));
+    }
+
+    Created create(String name, int oplock, int access, int share, int disposition) throws Exception {
+        return created(sendCreate(name, oplock, access, share, disposition).get(20, TimeUnit.SECONDS));
+    }
+
+    int write(FileId f, long offset, byte[] data) throws Exception {
+        ByteBuffer m = msg(48 + data.length);
+        m.putShort(64, (short) 49).putShort(66, (short) 112).putInt(68, data.length).putLong(72, offset);
+        f.write(m, 80);
+        m.put(112, data);
+        return Smb2Header.status(call(Smb2Command.WRITE, m));
+    }
+
+    int lock(FileId f, long offset, long length, int flags) throws Exception {
+        ByteBuffer m = msg(48);
+        m.putShort(64, (short) 48).putShort(66, (short) 1);
+        f.write(m, 72);
+        m.putLong(88, offset).putLong(96, length).putInt(104, flags);
+        return Smb2Header.status(call(Smb2Command.LOCK, m));
+    }
+
+    int close(FileId f) throws Exception {
+        return Smb2Header.status(call(Smb2Command.CLOSE, closeMsg(f)));
+    }
+
+    CompletableFuture<ByteBuffer> sendClose(FileId f) throws IOException {
+        return send(Smb2Command.CLOSE, closeMsg(f));
+    }
+
+    /** QUERY_INFO FilePositionInformation (MS-SMB2 2.2.37): a cheap request that needs the session and the open. */
+    int queryPosition(FileId f) throws Exception {
+        ByteBuffer m = msg(40);
+        m.putShort(64, (short) 41).put(66, (byte) 1).put(67, (byte) 14).putInt(68, 8);
+        f.write(m, 88);
+        return Smb2Header.status(call(Smb2Command.QUERY_INFO, m));
+    }
+
+    private static ByteBuffer closeMsg(FileId f) {
+        ByteBuffer m = msg(24);
+        m.putShort(64, (short) 24);
+        f.write(m, 72);
+        return m;
+    }
+
+    /** OPLOCK_BREAK acknowledgment (MS-SMB2 2.2.24.1); the response's status and OplockLevel. */
+    CompletableFuture<ByteBuffer> sendAck(FileId f, int level) throws IOException {
+        ByteBuffer m = msg(24);
+        m.putShort(64, (short) 24).put(66, (byte) level);
+        f.write(m, 72);
+        return send(Smb2Command.OPLOCK_BREAK, m);
+    }
+
+    ByteBuffer ack(FileId f, int level) throws Exception {
+        return sendAck(f, level).get(20, TimeUnit.SECONDS);
+    }
+
+    /** The next break notification within the time, or null. */
+    ByteBuffer nextBreak(long millis) throws InterruptedException {
+        return breaks.poll(millis, TimeUnit.MILLISECONDS);
+    }
+
+    static int breakLevel(ByteBuffer n) {
+        return n.get(66) & 0xff;
+    }
+
+    static FileId breakFileId(ByteBuffer n) {
+        return FileId.read(n, 72);
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
