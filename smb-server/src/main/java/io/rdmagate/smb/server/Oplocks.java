@@ -65,7 +65,7 @@ public final class Oplocks {
      * What a CREATE asks for: the oplock level (LEASE with a lease request), access, sharing and
      * disposition, and the client GUID that scopes lease keys.
      */
-    public record Request(int level, int access, int share, int disposition, byte[] clientGuid,
+    public record Request(int level, int access, int share, int disposition, boolean deleteOnClose, byte[] clientGuid,
             io.rdmagate.smb.mssmb2.Smb2Lease.Request lease) {
         /** MS-FSA 2.1.5.1.2: an open for attributes only that does not overwrite breaks nothing. */
         boolean breaksNothing() {
@@ -134,7 +134,9 @@ public final class Oplocks {
                 if (l.breaking && l.breakDone != null) {
                     return wait(l);
                 }
-                if ((l.state & H) != 0 && (r.overwrites() || !OpenTable.compatible(e, r.access(), r.share()))) {
+                // MS-FSA 2.1.5.1.2: H goes when sharing conflicts, the file is overwritten or opened to be deleted
+                if ((l.state & H) != 0 && (r.overwrites() || r.deleteOnClose()
+                        || !OpenTable.compatible(e, r.access(), r.share()))) {
                     Wait w = startLeaseBreak(l, r.overwrites() ? NONE : l.state & ~H & ~W, out);
                     if (w != null) {
                         return w;
@@ -297,7 +299,7 @@ public final class Oplocks {
         l.breaking = true;
         l.breakTo = to;
         l.breakDone = new CompletableFuture<>();
-        l.breakDeadline = System.nanoTime() + timeoutNanos; // MS-SMB2 3.3.2.1: Lease Break Acknowledgment Timer
+        l.breakDeadline = System.nanoTime() + timeoutNanos; // MS-SMB2 3.3.2: Lease Break Acknowledgment Timer
         return wait(l);
     }
 
@@ -452,7 +454,7 @@ public final class Oplocks {
     /**
      * Waits up to {@code maxNanos} for the break to resolve. Returns true once it has: acknowledged,
      * the holder closed, or the deadline passed, in which case the server lowers the oplock or the
-     * lease itself (MS-SMB2 3.3.2.1: an oplock becomes none, a lease takes the state it was breaking to).
+     * lease itself to none (MS-SMB2 3.3.2: the Oplock and Lease Break Acknowledgment Timers).
      */
     public boolean await(Wait w, long maxNanos) throws InterruptedException {
         long left = w.deadlineNanos() - System.nanoTime();
@@ -467,7 +469,7 @@ public final class Oplocks {
                 if (w.holder() instanceof Open o && o.breakDone == w.done()) {
                     setLevel(o, NONE);
                 } else if (w.holder() instanceof Lease l && l.breakDone == w.done()) {
-                    setLease(l, l.breakTo);
+                    setLease(l, NONE); // the Lease Break Acknowledgment Timer expired: the lease is lost
                 }
             }
             return true;

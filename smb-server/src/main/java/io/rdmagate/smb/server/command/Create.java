@@ -171,7 +171,7 @@ public final class Create implements Command {
         Plan p = new Plan(vfs, caller, node, dir, desired, req.shareAccess(), parent, name, String.join("\\", comps),
                 truncate, deleteOnClose, action, req.context(CreateContext.MXAC) != null,
                 req.context(CreateContext.QFID) != null,
-                new Oplocks.Request(req.oplockLevel(), desired, req.shareAccess(), disposition, c.conn.clientGuid,
+                new Oplocks.Request(req.oplockLevel(), desired, req.shareAccess(), disposition, deleteOnClose, c.conn.clientGuid,
                         leaseRequest(c, req)));
         OpenTable.Admission a = p.admit(c);
         long inline = Math.min(INLINE_WAIT_NANOS, c.server.oplocks().timeoutNanos());
