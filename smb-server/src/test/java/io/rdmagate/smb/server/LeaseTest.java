@@ -66,6 +66,30 @@ class LeaseTest {
         return r;
     }
 
+    /**
+     * What the Linux cifs client sends with every open: MxAc and QFid with an RqLs v2 (52 bytes);
+     * the response carries all three answers (it once overflowed its buffer and closed the
+     * connection, the client reconnecting in a loop).
+     */
+    @Test
+    void leaseV2WithMaximalAccessAndFileIdAsLinuxAsks() throws Exception {
+        try (RawSmbClient a = client()) {
+            ByteBuffer lease = ByteBuffer.allocate(52).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            lease.put(key(7)).putInt(R | W | H).putInt(0).putLong(0).put(new byte[16]).putShort((short) 0)
+                    .putShort((short) 0);
+            java.util.Map<String, byte[]> ctx = new java.util.LinkedHashMap<>();
+            ctx.put("MxAc", new byte[0]);
+            ctx.put("QFid", new byte[0]);
+            ctx.put("RqLs", lease.array());
+            ByteBuffer r = a.sendCreate("linux-asks.dat", 0xFF, READ_WRITE, SHARE_ALL, Smb2Create.FILE_OPEN_IF, ctx)
+                    .get(10, TimeUnit.SECONDS);
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(r));
+            assertEquals(Smb2Create.OPLOCK_LEVEL_LEASE, r.get(66) & 0xff);
+            assertEquals(java.util.List.of("MxAc", "QFid", "RqLs"), RawSmbClient.contextNames(r));
+            assertEquals(R | W | H, RawSmbClient.leaseState(r));
+        }
+    }
+
     @Test
     void anotherKeyBreaksWriteCachingAndWaitsForTheAck() throws Exception {
         try (RawSmbClient a = client(); RawSmbClient b = client()) {

@@ -237,6 +237,59 @@ final class RawSmbClient implements AutoCloseable {
         return send(Smb2Command.CREATE, m);
     }
 
+    /**
+     * CREATE with create contexts (MS-SMB2 2.2.13.2): each a 4-character name and its data, in
+     * order, 8-aligned, as clients chain them.
+     */
+    CompletableFuture<ByteBuffer> sendCreate(String name, int oplock, int access, int share, int disposition,
+            java.util.Map<String, byte[]> contexts) throws IOException {
+        byte[] n = name.getBytes(StandardCharsets.UTF_16LE);
+        int ctx = 120 + ((n.length + 7) & ~7);
+        int len = 0;
+        for (byte[] d : contexts.values()) {
+            len = ((len + 7) & ~7) + 24 + d.length;
+        }
+        ByteBuffer m = msg(ctx - 64 + len);
+        m.putShort(64, (short) 57).put(67, (byte) oplock).putInt(68, 2).putInt(88, access).putInt(92, 0x80)
+                .putInt(96, share).putInt(100, disposition).putInt(104, 0x40)
+                .putShort(108, (short) 120).putShort(110, (short) n.length).put(120, n)
+                .putInt(112, ctx).putInt(116, len);
+        int at = ctx;
+        int prev = -1;
+        for (java.util.Map.Entry<String, byte[]> e : contexts.entrySet()) {
+            at = (at + 7) & ~7;
+            if (prev >= 0) {
+                m.putInt(prev, at - prev);
+            }
+            byte[] d = e.getValue();
+            m.putInt(at, 0).putShort(at + 4, (short) 16).putShort(at + 6, (short) 4)
+                    .putShort(at + 10, (short) (d.length == 0 ? 0 : 24)).putInt(at + 12, d.length)
+                    .put(at + 16, e.getKey().getBytes(StandardCharsets.US_ASCII)).put(at + 24, d);
+            prev = at;
+            at += 24 + d.length;
+        }
+        return send(Smb2Command.CREATE, m);
+    }
+
+    /** The names of a CREATE response's contexts, in order. */
+    static java.util.List<String> contextNames(ByteBuffer r) {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        int off = r.getInt(144);
+        if (r.getInt(148) == 0) {
+            return names;
+        }
+        int at = off;
+        while (true) {
+            int nameOff = r.getShort(at + 4) & 0xffff;
+            names.add(new String(r.array(), at + nameOff, r.getShort(at + 6) & 0xffff, StandardCharsets.US_ASCII));
+            int next = r.getInt(at);
+            if (next == 0) {
+                return names;
+            }
+            at += next;
+        }
+    }
+
     /** The lease state of a CREATE response's RqLs context, or -1 without one. */
     static int leaseState(ByteBuffer r) {
         int off = r.getInt(144);

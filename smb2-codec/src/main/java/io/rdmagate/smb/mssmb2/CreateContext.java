@@ -60,6 +60,15 @@ public record CreateContext(String name, ByteBuffer data) {
         }
     }
 
+    /** Bytes {@link #writeList} writes for {@code contexts} from an 8-aligned start. */
+    public static int listLength(List<CreateContext> contexts) {
+        int n = 0;
+        for (CreateContext c : contexts) {
+            n = Wire.align8(n) + Wire.align8(16 + c.name().length()) + c.data().remaining();
+        }
+        return n;
+    }
+
     /**
      * Writes response contexts from {@code at} (8-aligned); returns the end. Each entry is a name and
      * its data.

@@ -335,13 +335,13 @@ public final class Create implements Command {
                 out.add(new CreateContext(CreateContext.QFID, b.flip()));
             }
             FileInfo f = Files.info(node.attributes(), false);
-            ByteBuffer body = reply.body(89 + 128);
             Oplocks.Grant g = a.grant();
             if (g.level() == Smb2Create.OPLOCK_LEVEL_LEASE) {
                 // MS-SMB2 2.2.14.2.10/11: the lease as it now is, in the version the client asked for
                 out.add(new CreateContext(CreateContext.RQLS, Smb2Lease.response(oplock.lease().version(),
                         oplock.lease().key(), g.leaseState(), g.leaseFlags(), oplock.lease().parentKey(), g.epoch())));
             }
+            ByteBuffer body = reply.body(89 + 7 + CreateContext.listLength(out));
             reply.length(Smb2Create.write(body, new Smb2Create.Response(g.level(), action, f.creation(),
                     f.lastAccess(), f.lastWrite(), f.change(), f.allocationSize(), f.endOfFile(), f.attributes(), o.fileId(),
                     out)));
