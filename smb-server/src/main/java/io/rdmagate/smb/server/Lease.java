@@ -32,8 +32,4 @@ final class Lease {
         this.epoch = epoch;
     }
 
-    /** Where break notifications go: the connection of one of its opens (MS-SMB2 3.3.4.7). */
-    SmbConnection connection() {
-        return opens.isEmpty() ? null : opens.getFirst().conn;
-    }
 }

@@ -10,10 +10,23 @@ import java.util.List;
 /** One open (MS-SMB2 3.3.1.10): a file or directory of a tree, or a named pipe of IPC$. */
 public final class Open {
     private final FileId fileId;
-    final SmbSession session;
-    /** The connection the open was made on, where its oplock breaks are sent (MS-SMB2 3.3.1.10 Open.Connection). */
-    final SmbConnection conn;
-    private final TreeConnect tree;
+    /**
+     * MS-SMB2 3.3.1.10 Open.Session, Open.Connection (where its oplock breaks are sent) and
+     * Open.TreeConnect. A durable open that lost its connection keeps its last session (whose user
+     * and identity it acts as) with a null connection until the client reconnects it.
+     */
+    volatile SmbSession session;
+    volatile SmbConnection conn;
+    private volatile TreeConnect tree;
+    /** MS-SMB2 3.3.1.10 Open.IsDurable: 0, or 1 (DHnQ) or 2 (DH2Q) as it was granted. */
+    volatile int durable;
+    /** Open.CreateGuid (DH2Q) and the client's GUID, which together name the open to a replay or reconnect. */
+    volatile byte[] createGuid;
+    volatile byte[] clientGuid;
+    /** Open.DurableOpenTimeout, in milliseconds. */
+    volatile int durableTimeoutMillis;
+    /** Counts disconnections, so that a scavenger armed for one does not close a later one. */
+    volatile int disconnections;
     private final FileHandle handle;
     private final boolean directory;
     private final int access;
@@ -82,6 +95,59 @@ public final class Open {
 
     public TreeConnect tree() {
         return tree;
+    }
+
+    void tree(TreeConnect t) {
+        this.tree = t;
+    }
+
+    /** Whether the open survives the loss of its connection (MS-SMB2 3.3.1.10 Open.IsDurable). */
+    public boolean isDurable() {
+        return durable != 0;
+    }
+
+    /** Whether the open lost its connection and waits to be reconnected. */
+    public boolean isDisconnected() {
+        return conn == null;
+    }
+
+    /** Makes the open durable (MS-SMB2 3.3.5.9.6, 3.3.5.9.10); through {@link OpenTable#makeDurable}. */
+    void makeDurable(int version, byte[] createGuid, byte[] clientGuid, int timeoutMillis) {
+        this.createGuid = createGuid;
+        this.clientGuid = clientGuid;
+        this.durableTimeoutMillis = timeoutMillis;
+        this.durable = version;
+    }
+
+    public int durableVersion() {
+        return durable;
+    }
+
+    public int durableTimeoutMillis() {
+        return durableTimeoutMillis;
+    }
+
+    public byte[] createGuid() {
+        return createGuid;
+    }
+
+    public byte[] clientGuid() {
+        return clientGuid;
+    }
+
+    /** The session the open was last used in (for a disconnected open, the one whose loss it outlived). */
+    public SmbSession session() {
+        return session;
+    }
+
+    /** The lease key of the open's lease, or null. */
+    public byte[] leaseKey() {
+        Lease l = lease;
+        return l == null ? null : l.key;
+    }
+
+    public int oplockLevel() {
+        return oplockLevel;
     }
 
     public VirtualFileSystem vfs() {

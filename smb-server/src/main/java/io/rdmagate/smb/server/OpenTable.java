@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class OpenTable {
     private final Map<Long, Open> byVolatile = new ConcurrentHashMap<>();
+    /** Durable v2 opens by client GUID and CreateGuid (MS-SMB2 3.3.5.9.10: replays and reconnects name them so). */
+    private final Map<String, Open> byCreateGuid = new HashMap<>();
     private final Map<String, FileState> files = new HashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
     private final Oplocks oplocks;
@@ -124,7 +126,7 @@ public final class OpenTable {
                 return new Admission(o, g, null);
             }
         } finally {
-            Oplocks.send(notices);
+            oplocks.send(notices);
         }
     }
 
@@ -176,6 +178,9 @@ public final class OpenTable {
      */
     synchronized FileState remove(Open o) {
         byVolatile.remove(o.fileId().volatileId());
+        if (o.createGuid != null) {
+            byCreateGuid.remove(guidKey(o.clientGuid, o.createGuid), o);
+        }
         oplocks.closed(o);
         FileState f = o.file;
         if (f == null) {
@@ -217,6 +222,59 @@ public final class OpenTable {
             }
         }
         return false;
+    }
+
+    private static String guidKey(byte[] clientGuid, byte[] createGuid) {
+        return java.util.HexFormat.of().formatHex(clientGuid == null ? new byte[16] : clientGuid) + ":"
+                + java.util.HexFormat.of().formatHex(createGuid);
+    }
+
+    /** An open by its persistent FileId (MS-SMB2 3.3.5.9.7: what a reconnect names), or null. */
+    public Open byPersistent(long persistent) {
+        Open o = byVolatile.get(persistent);
+        return o != null && o.fileId().persistent() == persistent ? o : null;
+    }
+
+    /** The durable v2 open a client created with this CreateGuid, or null. */
+    public synchronized Open byCreateGuid(byte[] clientGuid, byte[] createGuid) {
+        return byCreateGuid.get(guidKey(clientGuid, createGuid));
+    }
+
+    /** Grants durability to an open (MS-SMB2 3.3.5.9.6, 3.3.5.9.10). */
+    public synchronized void makeDurable(Open o, int version, byte[] createGuid, byte[] clientGuid, int timeoutMillis) {
+        o.makeDurable(version, createGuid, clientGuid, timeoutMillis);
+        if (createGuid != null) {
+            byCreateGuid.put(guidKey(clientGuid, createGuid), o);
+        }
+    }
+
+    /**
+     * MS-SMB2 3.3.7.1: the open's connection is gone and the open is kept for its client to
+     * reconnect. Returns the disconnection count to arm the scavenger with, or -1 when the open was
+     * not connected or no longer exists.
+     */
+    synchronized int disconnect(Open o) {
+        if (o.conn == null || !byVolatile.containsKey(o.fileId().volatileId())) {
+            return -1;
+        }
+        o.conn = null;
+        return ++o.disconnections;
+    }
+
+    /** Whether the open is still the disconnected one the scavenger was armed for. */
+    synchronized boolean stillDisconnected(Open o, int disconnection) {
+        return o.conn == null && o.disconnections == disconnection && byVolatile.containsKey(o.fileId().volatileId());
+    }
+
+    /** MS-SMB2 3.3.5.9.7/.12: a disconnected durable open joins the client's new connection, session and tree. */
+    public synchronized boolean reconnect(Open o, SmbConnection conn, SmbSession s, TreeConnect tree) {
+        if (o.conn != null || !byVolatile.containsKey(o.fileId().volatileId())) {
+            return false;
+        }
+        o.session = s;
+        o.tree(tree);
+        o.conn = conn;
+        return true;
     }
 
     /** Opens of a session (or of one tree of it when tree is not null), for logoff and tree disconnect. */

@@ -52,6 +52,7 @@ public final class Oplocks {
     }
 
     private final OpenTable table;
+    private volatile java.util.function.Consumer<Open> disconnected = o -> { };
     private final long timeoutNanos;
     /** MS-SMB2 3.3.1.4 LeaseTable, all clients, by client GUID and lease key. */
     private final Map<String, Lease> leases = new HashMap<>();
@@ -352,18 +353,77 @@ public final class Oplocks {
         }
     }
 
-    /** Sends collected notifications; call without holding the table's monitor. */
-    static void send(List<Notice> notices) {
+    /** The RqLs response context for an open's lease as it is now (MS-SMB2 2.2.14.2.10/11), or null. */
+    public java.nio.ByteBuffer leaseResponse(Open o) {
+        synchronized (table) {
+            Lease l = o.lease;
+            if (l == null) {
+                return null;
+            }
+            return Smb2Lease.response(l.version, l.key, l.state, l.breaking ? Smb2Lease.FLAG_BREAK_IN_PROGRESS : 0,
+                    l.parentKey, l.epoch);
+        }
+    }
+
+    /** Whether a break of the open's oplock or lease waits for an acknowledgment. */
+    public boolean breaking(Open o) {
+        synchronized (table) {
+            Lease l = o.lease;
+            return o.oplockState == STATE_BREAKING || l != null && l.breaking;
+        }
+    }
+
+    /** Where breaks that cannot be delivered go: the server closes a disconnected durable open. */
+    void onDisconnected(java.util.function.Consumer<Open> closer) {
+        this.disconnected = closer;
+    }
+
+    /**
+     * Sends collected notifications; call without holding the table's monitor. A break meant for a
+     * durable open that lost its connection cannot be delivered: that open is closed instead, and
+     * with it the break it held up. A lease's break goes to any of its opens still connected.
+     */
+    void send(List<Notice> notices) {
         for (Notice n : notices) {
-            if (n.open() == null) {
+            Open to = n.open();
+            if (to == null) {
                 continue;
             }
             if (n.lease() == null) {
-                n.open().conn.sendOplockBreak(n.open(), n.level());
-            } else {
-                n.open().conn.sendLeaseBreak(n.open(), Smb2Lease.breakNotification(n.epoch(), n.flags(), n.lease().key,
-                        n.from(), n.to()));
+                SmbConnection c = to.conn;
+                if (c == null || to.isDurable() && !c.isOpen()) {
+                    disconnected.accept(to); // lost, or its connection is closing and the loss not yet handled
+                } else {
+                    c.sendOplockBreak(to, n.level());
+                }
+                continue;
             }
+            Open connected = connectedOpen(n.lease());
+            if (connected == null) {
+                for (Open o : leaseOpens(n.lease())) {
+                    disconnected.accept(o);
+                }
+            } else {
+                connected.conn.sendLeaseBreak(connected, Smb2Lease.breakNotification(n.epoch(), n.flags(),
+                        n.lease().key, n.from(), n.to()));
+            }
+        }
+    }
+
+    private Open connectedOpen(Lease l) {
+        synchronized (table) {
+            for (Open o : l.opens) {
+                if (o.conn != null && (o.conn.isOpen() || !o.isDurable())) {
+                    return o;
+                }
+            }
+            return null;
+        }
+    }
+
+    private List<Open> leaseOpens(Lease l) {
+        synchronized (table) {
+            return new ArrayList<>(l.opens);
         }
     }
 

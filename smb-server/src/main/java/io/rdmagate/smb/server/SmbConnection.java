@@ -50,7 +50,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
     private static final int MAX_COMPOUND = 64;
 
     final SmbServer server;
-    private Channel channel;
+    private volatile Channel channel;
     private InetAddress client;
     private InetSocketAddress local;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -115,10 +115,28 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** LOGOFF (MS-SMB2 3.3.5.6). */
+    /**
+     * MS-SMB2 3.3.5.5.3: the client reconnected elsewhere and names this session as its previous
+     * one; it ends as if its connection were lost, so its durable opens wait to be reconnected.
+     */
+    void endPrevious(SmbSession s) {
+        if (sessions.remove(s.id) != null) {
+            server.connectionLost(s);
+        }
+    }
+
+    /** Whether the transport is still up (its loss may not have been handled yet). */
+    boolean isOpen() {
+        return channel != null && channel.isActive();
+    }
+
+    /**
+     * LOGOFF (MS-SMB2 3.3.5.6). Durable opens of the session are kept for a reconnect, as Windows and
+     * Samba keep them (smbtorture smb2.durable-open.reopen4); every other open closes.
+     */
     public void logoff(SmbSession s) {
         sessions.remove(s.id);
-        server.logoff(s);
+        server.connectionLost(s);
     }
 
     public int dialect() {
@@ -163,7 +181,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         }
         async.clear();
         for (SmbSession s : sessions.values()) {
-            server.logoff(s);
+            server.connectionLost(s); // MS-SMB2 3.3.7.1: durable opens wait for their client
         }
         sessions.clear();
         ctx.fireChannelInactive();

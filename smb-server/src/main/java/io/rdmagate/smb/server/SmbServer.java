@@ -59,12 +59,20 @@ public final class SmbServer implements AutoCloseable {
     /** MS-SMB2 3.3.1.5 GlobalSessionTable: every connection's sessions, by SessionId. */
     private final java.util.Map<Long, SmbSession> globalSessions = new java.util.concurrent.ConcurrentHashMap<>();
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    /** Closes durable opens whose client did not come back in time (MS-SMB2 3.3.2.2, the Durable Open Scavenger Timer). */
+    private final java.util.concurrent.ScheduledExecutorService scavenger =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "smb-durable-scavenger");
+                t.setDaemon(true);
+                return t;
+            });
     private EventLoopGroup group;
     private Channel listener;
 
     public SmbServer(SmbServerConfig config) {
         this.config = config;
         this.opens = new OpenTable(config.oplockBreakTimeout());
+        this.opens.oplocks().onDisconnected(this::closeDisconnected);
         this.throttle = new LogonThrottle(config.logonFailureDelay());
         UUID u = UUID.nameUUIDFromBytes(("rdmagate-smb:" + config.serverName()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         this.serverGuid = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
@@ -174,12 +182,51 @@ public final class SmbServer implements AutoCloseable {
         s.trees.clear();
     }
 
+    /**
+     * MS-SMB2 3.3.7.1: the session's connection is gone, or the session logged off. Durable opens
+     * lose their connection and wait, each for its own timeout, for the client to reconnect them;
+     * every other open closes.
+     */
+    void connectionLost(SmbSession s) {
+        globalSessions.remove(s.id, s);
+        s.state = SmbSession.State.EXPIRED;
+        for (Open o : opens.of(s, null)) {
+            // a delete-on-close open, or one with a break in flight that can never be acknowledged
+            // now, closes as any other (as Samba does: smbtorture smb2.durable-open.delete_on_close1)
+            boolean keep = o.isDurable() && !o.deleteOnClose && !opens.oplocks().breaking(o);
+            int disconnection = keep ? opens.disconnect(o) : -1;
+            if (disconnection < 0) {
+                Close.closeOpen(this, o);
+                continue;
+            }
+            watchers.closed(o); // its pending CHANGE_NOTIFYs went with the connection
+            long delay = o.durableTimeoutMillis();
+            scavenger.schedule(() -> {
+                if (opens.stillDisconnected(o, disconnection)) {
+                    log.debug("durable open {} of {} was not reconnected within {} ms", o.fileId(), o.name(), delay);
+                    Close.closeOpen(this, o);
+                }
+            }, delay, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        s.trees.clear();
+    }
+
+    /**
+     * A break cannot reach an open that lost its connection: the durable open is closed instead,
+     * which resolves the break for whoever waits on it (as Samba and Windows do).
+     */
+    void closeDisconnected(Open o) {
+        log.debug("durable open {} of {} closed: a break could not reach its client", o.fileId(), o.name());
+        Close.closeOpen(this, o);
+    }
+
     @Override
     public void close() {
         if (listener != null) {
             listener.close().awaitUninterruptibly();
         }
         channels.close().awaitUninterruptibly();
+        scavenger.shutdownNow();
         if (group != null) {
             group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).awaitUninterruptibly();
         }

@@ -16,11 +16,13 @@ import java.util.List;
  * @param logonFailureDelay how long the answer to a failed logon is held, per recent failure of that client
  * @param oplockBreakTimeout how long a CREATE waits for the holder to acknowledge an oplock break before
  *                         the server lowers the oplock itself (MS-SMB2 3.3.2.1; Windows uses 35 s)
+ * @param durableTimeout   how long a durable handle outlives its connection when the client names no time
+ * @param durableMaxTimeout the longest a durable v2 handle is kept, whatever the client asks
  */
 public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
         boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
         int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
-        Duration oplockBreakTimeout) {
+        Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout) {
     /** Windows' Oplock Break Acknowledgment Timer (MS-SMB2 3.3.2.1 and its product note). */
     public static final Duration DEFAULT_OPLOCK_BREAK_TIMEOUT = Duration.ofSeconds(35);
 
@@ -33,6 +35,10 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         if (oplockBreakTimeout == null || oplockBreakTimeout.compareTo(Duration.ofMillis(1)) < 0
                 || oplockBreakTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
             throw new IllegalArgumentException("oplockBreakTimeout " + oplockBreakTimeout + " outside 1 ms..10 min");
+        }
+        if (durableTimeout == null || durableMaxTimeout == null || durableTimeout.isNegative()
+                || durableMaxTimeout.compareTo(durableTimeout) < 0) {
+            throw new IllegalArgumentException("durable timeouts " + durableTimeout + ", " + durableMaxTimeout);
         }
         if (maxMessageSize < maxIo + 4096) {
             throw new IllegalArgumentException("maxMessageSize must exceed maxIo by a header");

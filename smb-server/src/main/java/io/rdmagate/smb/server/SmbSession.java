@@ -46,9 +46,12 @@ public final class SmbSession {
         return id;
     }
 
-    /** MS-SMB2 3.3.5.5.3: a reconnecting client names its previous session, which the server then ends. */
+    /**
+     * MS-SMB2 3.3.5.5.3: a reconnecting client names its previous session, which the server then
+     * ends; its durable opens are kept for the client to reconnect.
+     */
     public void expireFromElsewhere() {
-        conn.logoff(this);
+        conn.endPrevious(this);
     }
 
     public State state() {

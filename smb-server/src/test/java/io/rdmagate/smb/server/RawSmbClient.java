@@ -112,10 +112,16 @@ final class RawSmbClient implements AutoCloseable {
         return ByteBuffer.allocate(64 + bodyLength).order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** NEGOTIATE 2.1, SESSION_SETUP (NTLMv2), TREE_CONNECT \\127.0.0.1\data. */
+    /** The dialect {@link #logon} offers: 2.1, or 3.0.2 (unsigned, so only where signing is not required). */
+    int dialect = Smb2Dialect.SMB_2_1;
+    /** ClientGuid of the NEGOTIATE (MS-SMB2 2.2.3): a client keeps it across its connections. */
+    byte[] clientGuid = new byte[16];
+
+    /** NEGOTIATE, SESSION_SETUP (NTLMv2), TREE_CONNECT \\127.0.0.1\data. */
     RawSmbClient logon() throws Exception {
         ByteBuffer n = msg(36 + 2);
-        n.putShort(64, (short) 36).putShort(66, (short) 1).putShort(68, (short) 1).putShort(100, (short) Smb2Dialect.SMB_2_1);
+        n.putShort(64, (short) 36).putShort(66, (short) 1).putShort(68, (short) 1).put(76, clientGuid)
+                .putShort(100, (short) dialect);
         check(call(Smb2Command.NEGOTIATE, n), NtStatus.SUCCESS);
         check(sessionSetup(previousSessionId), NtStatus.SUCCESS);
         byte[] path = "\\\\127.0.0.1\\data".getBytes(StandardCharsets.UTF_16LE);

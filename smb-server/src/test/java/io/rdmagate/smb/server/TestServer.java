@@ -47,6 +47,13 @@ final class TestServer implements AutoCloseable {
 
     TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port, Duration oplockBreakTimeout)
             throws Exception {
+        this(dir, state, signingRequired, encryptAll, port, oplockBreakTimeout, Duration.ofSeconds(60));
+    }
+
+    /** With durable handles kept {@code durableTimeout} after their connection is lost. */
+    TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port, Duration oplockBreakTimeout,
+            Duration durableTimeout)
+            throws Exception {
         this.dir = dir;
         this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
         this.pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
@@ -58,7 +65,7 @@ final class TestServer implements AutoCloseable {
                         new SmbShare("secure", vfs, "", false, false, true),
                         new SmbShare("ro", vfs, "", true, false, false)),
                 List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
-                Duration.ofMillis(200), pool, copies, oplockBreakTimeout);
+                Duration.ofMillis(200), pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5));
         this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port);
     }
 

@@ -50,6 +50,8 @@ public final class NtStatus {
     public static final int FILE_CLOSED = 0xC0000128;
     public static final int FILE_TOO_LARGE = 0xC0000904;
     public static final int USER_SESSION_DELETED = 0xC0000203;
+    /** A DH2Q CreateGuid already names an open (MS-SMB2 3.3.5.9.10). */
+    public static final int DUPLICATE_OBJECTID = 0xC000022A;
     public static final int NOT_FOUND = 0xC0000225;
     public static final int STOPPED_ON_SYMLINK = 0x8000002D;
     public static final int INVALID_LOCK_RANGE = 0xC00001A1;

@@ -7,8 +7,10 @@ import java.util.List;
  * CREATE (MS-SMB2 2.2.13 request, 2.2.14 response).
  *
  * <p>Accepts: StructureSize 57; a UTF-16 name of 0..(2*32767) bytes inside the message; a create
- * context list inside it. Refuses: an odd name length, name or contexts out of bounds,
- * ImpersonationLevel above 3, CreateDisposition above 5 (3.3.5.9: STATUS_INVALID_PARAMETER).
+ * context list inside it. Refuses: an odd name length, name or contexts out of bounds
+ * (3.3.5.9: STATUS_INVALID_PARAMETER). {@link Request#validate} then refuses ImpersonationLevel
+ * above 3 and CreateDisposition above 5 for a request that opens a file; a durable reconnect
+ * ignores those fields (3.3.5.9.7), so it is not validated.
  */
 public final class Smb2Create {
     // CreateDisposition
@@ -47,6 +49,16 @@ public final class Smb2Create {
 
     public record Request(int oplockLevel, int impersonation, int desiredAccess, int fileAttributes, int shareAccess,
             int disposition, int options, String name, List<CreateContext> contexts) {
+        /** The field checks of MS-SMB2 3.3.5.9 for a request that opens a file. */
+        public void validate() throws Smb2DecodeException {
+            if (impersonation < 0 || impersonation > 3) {
+                throw new Smb2DecodeException(NtStatusBadImpersonation.VALUE, "ImpersonationLevel " + impersonation);
+            }
+            if (disposition < 0 || disposition > 5) {
+                throw new Smb2DecodeException("CreateDisposition " + disposition);
+            }
+        }
+
         public CreateContext context(String n) {
             for (CreateContext c : contexts) {
                 if (c.name().equals(n)) {
@@ -62,12 +74,6 @@ public final class Smb2Create {
         int b = Smb2Header.SIZE;
         int imp = m.getInt(b + 4);
         int disp = m.getInt(b + 36);
-        if (imp < 0 || imp > 3) {
-            throw new Smb2DecodeException(NtStatusBadImpersonation.VALUE, "ImpersonationLevel " + imp);
-        }
-        if (disp < 0 || disp > 5) {
-            throw new Smb2DecodeException("CreateDisposition " + disp);
-        }
         int nameOff = Wire.u16(m, b + 44);
         int nameLen = Wire.u16(m, b + 46);
         String name = Wire.utf16(m, nameOff, nameLen, "Name");

@@ -42,8 +42,8 @@ import java.util.List;
  * answers the MxAc and QFid create contexts. Oplocks are granted and other opens' oplocks broken
  * as {@link Oplocks} decides; a CREATE whose break is not acknowledged within 50 ms answers
  * STATUS_PENDING and completes when it is (or when the break times out). Leases (RqLs v1/v2) are
- * granted the same way and answered with their response context. Durable handle requests are not
- * granted (their contexts get no response, which 3.3.5.9 allows).
+ * granted the same way and answered with their response context. Durable handles (DHnQ, DH2Q) are
+ * granted and reconnected (DHnC, DH2C) as {@link DurableHandles} decides.
  */
 public final class Create implements Command {
     static final int CANNOT_DELETE = 0xC0000121;
@@ -58,6 +58,18 @@ public final class Create implements Command {
         Smb2Create.Request req = Smb2Create.decode(c.msg);
         if (c.tree.ipc()) {
             openPipe(c, req);
+            return;
+        }
+        DurableHandles.Ask durable = DurableHandles.ask(c, req);
+        if (durable.isReconnect()) {
+            DurableHandles.reconnect(c, req, durable); // MS-SMB2 3.3.5.9.7, 3.3.5.9.12
+            return;
+        }
+        req.validate();
+        Open replayed = DurableHandles.replay(c, durable);
+        if (replayed != null) {
+            c.setCompoundFileId(replayed.fileId());
+            DurableHandles.answer(c, replayed);
             return;
         }
         int options = req.options();
@@ -173,6 +185,7 @@ public final class Create implements Command {
                 req.context(CreateContext.QFID) != null,
                 new Oplocks.Request(req.oplockLevel(), desired, req.shareAccess(), disposition, deleteOnClose, c.conn.clientGuid,
                         leaseRequest(c, req)));
+        p.durable = durable;
         OpenTable.Admission a = p.admit(c);
         long inline = Math.min(INLINE_WAIT_NANOS, c.server.oplocks().timeoutNanos());
         while (a.open() == null) {
@@ -277,6 +290,7 @@ public final class Create implements Command {
         final boolean mxac;
         final boolean qfid;
         final Oplocks.Request oplock;
+        DurableHandles.Ask durable = DurableHandles.Ask.NONE;
         volatile boolean waited;
 
         Plan(VirtualFileSystem vfs, Caller caller, Node node, boolean dir, int desired, int share, FileHandle parent,
@@ -340,6 +354,10 @@ public final class Create implements Command {
                 // MS-SMB2 2.2.14.2.10/11: the lease as it now is, in the version the client asked for
                 out.add(new CreateContext(CreateContext.RQLS, Smb2Lease.response(oplock.lease().version(),
                         oplock.lease().key(), g.leaseState(), g.leaseFlags(), oplock.lease().parentKey(), g.epoch())));
+            }
+            CreateContext d = DurableHandles.grant(c, durable, o, g);
+            if (d != null) {
+                out.add(d);
             }
             ByteBuffer body = reply.body(89 + 7 + CreateContext.listLength(out));
             reply.length(Smb2Create.write(body, new Smb2Create.Response(g.level(), action, f.creation(),
