@@ -1,6 +1,19 @@
 package io.rdmagate.gateway.config;
 
-/** Server-wide SMB settings; {@code guestAccount} is null when guests are not mapped to an account. */
-public record SmbConfig(boolean signingRequired, boolean encryptAll, String guestAccount) {
-    public static final SmbConfig DEFAULT = new SmbConfig(false, false, null);
+import java.time.Duration;
+
+/**
+ * Server-wide SMB settings; {@code guestAccount} is null when guests are not mapped to an account.
+ *
+ * @param maxCredits         the most credits one connection may hold (MS-SMB2 3.3.1.2)
+ * @param maxInFlight        requests of one connection processed at once; reading stops beyond it
+ * @param oplockBreakTimeout how long an oplock or lease break waits for its acknowledgment (MS-SMB2 3.3.2.1)
+ * @param durableTimeout     how long a durable handle outlives its connection when the client names no
+ *                           time (DHnQ, or DH2Q with Timeout 0; MS-SMB2 3.3.5.9.6, 3.3.5.9.10)
+ * @param durableMaxTimeout  the longest a client may ask a durable v2 handle to be kept
+ */
+public record SmbConfig(boolean signingRequired, boolean encryptAll, String guestAccount, int maxCredits,
+        int maxInFlight, Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout) {
+    public static final SmbConfig DEFAULT = new SmbConfig(false, false, null, 8192, 64, Duration.ofSeconds(35),
+            Duration.ofSeconds(60), Duration.ofMinutes(5));
 }

@@ -224,8 +224,26 @@ public final class ConfigParser {
             if (guest != null && !USER_NAME.matcher(guest).matches()) {
                 throw m.error(guestLine, "guestAccount '" + guest + "' is not a valid user name");
             }
-            m.finish("signingRequired", "encryptAll", "guestAccount");
-            return new SmbConfig(signing, encrypt, guest);
+            SmbConfig d = SmbConfig.DEFAULT;
+            int credits = (int) m.integer("maxCredits", d.maxCredits(), 16, 65535);
+            int inFlight = (int) m.integer("maxInFlight", d.maxInFlight(), 1, 4096);
+            Duration breakTimeout = bounded(m, "oplockBreakTimeout", d.oplockBreakTimeout(), Duration.ofMillis(1),
+                    Duration.ofMinutes(10));
+            Duration durable = bounded(m, "durableTimeout", d.durableTimeout(), Duration.ofSeconds(1), Duration.ofHours(1));
+            Duration durableMax = bounded(m, "durableMaxTimeout", d.durableMaxTimeout(), durable, Duration.ofHours(24));
+            m.finish("signingRequired", "encryptAll", "guestAccount", "maxCredits", "maxInFlight", "oplockBreakTimeout",
+                    "durableTimeout", "durableMaxTimeout");
+            return new SmbConfig(signing, encrypt, guest, credits, inFlight, breakTimeout, durable, durableMax);
+        }
+
+        private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)
+                throws ConfigException {
+            int line = m.lineOf(key);
+            Duration v = m.duration(key, dflt);
+            if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
+                throw m.error(line, key + " " + v + " outside " + min + ".." + max);
+            }
+            return v;
         }
 
         private List<UserEntry> users() throws ConfigException {

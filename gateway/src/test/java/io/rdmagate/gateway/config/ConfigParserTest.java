@@ -112,7 +112,8 @@ class ConfigParserTest {
         assertFalse(e.clients().get(0).rootSquash());
         assertEquals(1000, e.clients().get(1).anonUid());
         assertEquals(new ShareConfig("Proj", "proj", "docs", true, true, true), c.shares().getFirst());
-        assertEquals(new SmbConfig(true, true, "nobody"), c.smb());
+        assertEquals(new SmbConfig(true, true, "nobody", 8192, 64, java.time.Duration.ofSeconds(35),
+                java.time.Duration.ofSeconds(60), java.time.Duration.ofMinutes(5)), c.smb());
         assertEquals(new UserEntry("alice", 1000, 100, "8846F7EAEE8FB117AD06BDD830B7586C"), c.users().getFirst());
         assertEquals(new Port(12049, true, "full.yaml:19"), c.transports().nfs().port());
         assertEquals(Port.defaulted(20048), c.transports().nfs().mountPort());

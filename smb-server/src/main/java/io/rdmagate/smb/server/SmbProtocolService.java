@@ -55,8 +55,9 @@ public final class SmbProtocolService implements ProtocolService {
         int maxIo = Math.clamp(Math.min(g.limits().maxIoSize(), context.pool().limits().maxBufferBytes()), 65536, 8 << 20);
         int maxMessage = Math.max(g.limits().maxRecordSize(), maxIo + 4096);
         return new SmbServerConfig("RDMAGATE", "WORKGROUP", shares, users, g.smb().signingRequired(), g.smb().encryptAll(),
-                guest, maxMessage, maxIo, 8192, 64, Duration.ofMillis(500), context.pool(), context.payloadCopies(),
-                SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT);
+                guest, maxMessage, maxIo, g.smb().maxCredits(), g.smb().maxInFlight(), Duration.ofMillis(500),
+                context.pool(), context.payloadCopies(), g.smb().oplockBreakTimeout(), g.smb().durableTimeout(),
+                g.smb().durableMaxTimeout());
     }
 
     @Override
