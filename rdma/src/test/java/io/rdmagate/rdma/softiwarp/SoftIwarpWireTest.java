@@ -437,15 +437,19 @@ class SoftIwarpWireTest {
         }
     }
 
-    /** A fresh connection still gets through, with a Send placed. */
+    /**
+     * A fresh connection still gets through, with a Send placed. The fresh queue pair is found by its
+     * peer's port: the accept of an earlier connection may set {@code accepted} late, after that
+     * connection already ended (its queue pair is started before accept returns).
+     */
     private void assertTheServerStillServes(InetSocketAddress addr) throws Exception {
-        accepted.set(null);
         try (Socket s = handshake(addr, siwDefaultRequest())) {
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (accepted.get() == null && System.nanoTime() < end) {
+            while (!isPeerOf(accepted.get(), s) && System.nanoTime() < end) {
                 Thread.sleep(5);
             }
             QueuePair fresh = accepted.get();
+            assertTrue(isPeerOf(fresh, s), "the fresh connection was accepted");
             s.getOutputStream().write(untagged(3, true, 0, 1, 0, "still here".getBytes(StandardCharsets.US_ASCII), false));
             WorkCompletion wc;
             do {
@@ -453,5 +457,9 @@ class SoftIwarpWireTest {
             } while (wc.queuePair() != fresh);
             assertEquals(WcStatus.SUCCESS, wc.status());
         }
+    }
+
+    private static boolean isPeerOf(QueuePair qp, Socket s) {
+        return qp != null && qp.remoteAddress() != null && qp.remoteAddress().getPort() == s.getLocalPort();
     }
 }
