@@ -180,10 +180,9 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
             op.cancel.run();
         }
         async.clear();
-        for (SmbSession s : sessions.values()) {
-            server.connectionLost(s); // MS-SMB2 3.3.7.1: durable opens wait for their client
+        for (SmbSession s : List.copyOf(sessions.values())) {
+            endPrevious(s); // MS-SMB2 3.3.7.1: durable opens wait for their client; once per session
         }
-        sessions.clear();
         ctx.fireChannelInactive();
     }
 

@@ -212,6 +212,36 @@ public final class SmbServer implements AutoCloseable {
     }
 
     /**
+     * A durable reconnect can arrive on a new connection before the server has seen the old one
+     * close (the client dropped it a moment ago; its FIN is still queued). Waits up to
+     * {@code grace} for the open's old transport to go down, and then hands the open's session to
+     * the loss handling at once, so the open is disconnected and can be reconnected. Returns
+     * whether the open is now disconnected. An open held by {@code asker} itself, or by a connection
+     * that stays up, stays as it is (MS-SMB2 3.3.5.9.7: it is then not found).
+     */
+    public boolean awaitLoss(Open o, SmbConnection asker, java.time.Duration grace) throws InterruptedException {
+        SmbConnection held = o.conn;
+        if (held == null) {
+            return true;
+        }
+        if (held == asker) {
+            return false;
+        }
+        long end = System.nanoTime() + grace.toNanos();
+        while (held.isOpen() && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        if (held.isOpen()) {
+            return false;
+        }
+        SmbSession s = o.session();
+        if (s != null) {
+            held.endPrevious(s);
+        }
+        return o.conn == null;
+    }
+
+    /**
      * A break cannot reach an open that lost its connection: the durable open is closed instead,
      * which resolves the break for whoever waits on it (as Samba and Windows do).
      */

@@ -164,11 +164,23 @@ final class DurableHandles {
         if (owner == null || now == null || !owner.name().equalsIgnoreCase(now.name())) {
             throw new SmbException(NtStatus.ACCESS_DENIED, "durable open of another user");
         }
-        if (!c.server.opens().reconnect(o, c.conn, c.session, c.tree)) {
+        if (!awaitLoss(c, o) || !c.server.opens().reconnect(o, c.conn, c.session, c.tree)) {
             throw new SmbException(NtStatus.OBJECT_NAME_NOT_FOUND, "durable open " + a.reconnect() + " is in use");
         }
         c.setCompoundFileId(o.fileId());
         answer(c, o);
+    }
+
+    /** How long a reconnect waits for the open's old connection to be seen closed. */
+    private static final java.time.Duration LOSS_GRACE = java.time.Duration.ofSeconds(2);
+
+    private static boolean awaitLoss(Ctx c, Open o) throws SmbException {
+        try {
+            return c.server.awaitLoss(o, c.conn, LOSS_GRACE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SmbException(NtStatus.CANCELLED, "interrupted waiting for the old connection");
+        }
     }
 
     /** The CREATE response for an open that already exists (a reconnect or a replay). */
