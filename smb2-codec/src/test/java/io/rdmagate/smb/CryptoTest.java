@@ -62,6 +62,33 @@ class CryptoTest {
         // a payload given separately signs the same as one contiguous message
         assertEquals("51f0bebf7e3b9d92fc49741779363cfe",
                 Hex.s(s.signature(m64.slice(0, 40), m64.slice(40, 24))));
+        assertEquals("bb1d6929e95937287fa37d129b756746", Hex.s(s.signature(ByteBuffer.allocate(0), null)), "empty");
+        assertEquals("dfa66747de9ae63030ca32611497c827", Hex.s(s.signature(m64.slice(0, 40), null)), "40 bytes");
+        assertEquals("070a16b46b4d4144f79bdd9dd04a287c", Hex.s(s.signature(m16, null)), "ready for the next message");
+    }
+
+    /** Messages of every size class, split anywhere, heap or direct, sign as BouncyCastle's CMAC does. */
+    @Test
+    void aesCmacMatchesAReferenceImplementationOnLargeSplitMessages() {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(4493);
+        byte[] key = new byte[16];
+        r.nextBytes(key);
+        Smb2Signer s = Smb2Signer.aesCmac(key);
+        org.bouncycastle.crypto.macs.CMac ref = new org.bouncycastle.crypto.macs.CMac(
+                org.bouncycastle.crypto.engines.AESEngine.newInstance());
+        ref.init(new org.bouncycastle.crypto.params.KeyParameter(key));
+        for (int length : new int[] {1, 15, 16, 17, 31, 32, 33, 4096, 65535, 65536, 65537, 65553, 1 << 20, (1 << 20) + 77}) {
+            byte[] msg = new byte[length];
+            r.nextBytes(msg);
+            ref.update(msg, 0, length);
+            byte[] want = new byte[16];
+            ref.doFinal(want, 0);
+            int split = r.nextInt(length + 1);
+            ByteBuffer payload = ByteBuffer.allocateDirect(length - split).put(msg, split, length - split).flip();
+            assertEquals(Hex.s(want), Hex.s(s.signature(ByteBuffer.wrap(msg, 0, split).slice(), payload)),
+                    length + " bytes split at " + split);
+            assertEquals(Hex.s(want), Hex.s(s.signature(ByteBuffer.wrap(msg), null)), length + " bytes whole");
+        }
     }
 
     static ByteBuffer message(int command, int bodyBytes) {

@@ -9,9 +9,6 @@ import javax.crypto.Cipher;
 import javax.crypto.Mac;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
-import org.bouncycastle.crypto.engines.AESEngine;
-import org.bouncycastle.crypto.macs.CMac;
-import org.bouncycastle.crypto.params.KeyParameter;
 
 /**
  * Message signing (MS-SMB2 3.1.4.1): the signature is computed over the whole message (one message
@@ -85,32 +82,17 @@ public abstract sealed class Smb2Signer {
     }
 
     static final class Cmac extends Smb2Signer {
-        private final CMac mac = new CMac(AESEngine.newInstance());
+        private final AesCmac mac;
 
         Cmac(byte[] key) {
-            mac.init(new KeyParameter(key));
-        }
-
-        private void update(ByteBuffer b) {
-            if (b.hasArray()) {
-                mac.update(b.array(), b.arrayOffset() + b.position(), b.remaining());
-            } else {
-                byte[] tmp = new byte[Math.min(b.remaining(), 8192)];
-                while (b.hasRemaining()) {
-                    int n = Math.min(tmp.length, b.remaining());
-                    b.get(tmp, 0, n);
-                    mac.update(tmp, 0, n);
-                }
-            }
+            mac = new AesCmac(key);
         }
 
         @Override
         public byte[] signature(ByteBuffer m, ByteBuffer payload) {
-            feed(m, this::update);
-            feed(payload, this::update);
-            byte[] out = new byte[16];
-            mac.doFinal(out, 0);
-            return out;
+            feed(m, mac::update);
+            feed(payload, mac::update);
+            return mac.doFinal();
         }
     }
 
