@@ -29,6 +29,10 @@ public final class BenchMain {
             io.rdmagate.bench.nfs.NfsBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (what.equals("smb")) {
+            io.rdmagate.bench.smb.SmbBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (what.equals("nfs-rdma")) {
             long total = (args.length > 1 ? Long.parseLong(args[1]) : 1024) << 20;
             long seconds = args.length > 2 ? Long.parseLong(args[2]) : 10;
@@ -42,7 +46,7 @@ public final class BenchMain {
         }
         if (!what.equals("rdma")) {
             System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs [totalMiB] [seconds] [rounds]"
-                    + " | bench/run nfs-rdma [totalMiB] [seconds] [rounds]");
+                    + " | bench/run nfs-rdma [totalMiB] [seconds] [rounds] | bench/run smb [totalMiB] [seconds] [rounds]");
             System.exit(2);
         }
         long total = (args.length > 1 ? Long.parseLong(args[1]) : 2048) << 20;

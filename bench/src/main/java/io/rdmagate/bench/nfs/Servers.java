@@ -1,8 +1,8 @@
 package io.rdmagate.bench.nfs;
 
+import io.rdmagate.bench.ChildProcess;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,16 +20,14 @@ final class Servers {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return ChildProcess.freePort();
     }
 
     static Process rpcbind(Path work) throws IOException, InterruptedException {
         String exe = System.getenv().getOrDefault("RPCBIND", "/sbin/rpcbind");
         Path log = work.resolve("rpcbind.log");
         Process p = new ProcessBuilder(exe, "-w", "-f").redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        ServerProcess.awaitPort(p, log, 111, "rpcbind");
+        ChildProcess.awaitPort(p, log, 111, "rpcbind");
         return p;
     }
 
@@ -62,9 +60,9 @@ final class Servers {
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve",
                 "--config", config.toString()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        ServerProcess.awaitPort(p, log, nfs, "rdmagate");
-        ServerProcess.awaitPort(p, log, mount, "rdmagate");
-        ServerProcess.awaitPort(p, log, rdma, "rdmagate");
+        ChildProcess.awaitPort(p, log, nfs, "rdmagate");
+        ChildProcess.awaitPort(p, log, mount, "rdmagate");
+        ChildProcess.awaitPort(p, log, rdma, "rdmagate");
         return new ServerProcess("rdmagate", p, log, address(nfs), address(mount), "/bench", address(rdma));
     }
 
@@ -101,8 +99,8 @@ final class Servers {
         Process p = new ProcessBuilder(List.of(exe, "-F", "-f", config.toString(), "-L", log.toString(), "-p",
                 dir.resolve("ganesha.pid").toString(), "-N", "NIV_EVENT")).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("stdout").toFile()).start();
-        ServerProcess.awaitPort(p, log, nfs, "ganesha");
-        ServerProcess.awaitPort(p, log, mount, "ganesha");
+        ChildProcess.awaitPort(p, log, nfs, "ganesha");
+        ChildProcess.awaitPort(p, log, mount, "ganesha");
         // NFSv3 clients mount the export's Path, not its pseudo path
         return new ServerProcess("ganesha", p, log, address(nfs), address(mount), export.toString(), null);
     }
