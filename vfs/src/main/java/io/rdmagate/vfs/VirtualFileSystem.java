@@ -132,6 +132,13 @@ public interface VirtualFileSystem extends AutoCloseable {
 
     void removexattr(Caller caller, FileHandle handle, String name) throws VfsException;
 
+    /**
+     * Reports changes to the entries of directory {@code dir}, whoever makes them (this gateway,
+     * another protocol, a process on the host where the backend can see it), until the returned
+     * watch is closed. Entries of subdirectories are not reported.
+     */
+    DirectoryWatch watch(FileHandle dir, DirectoryListener listener) throws VfsException;
+
     /** The byte-range locks of this volume. */
     LockManager locks();
 

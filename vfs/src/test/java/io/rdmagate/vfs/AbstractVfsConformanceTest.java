@@ -1753,4 +1753,79 @@ public abstract class AbstractVfsConformanceTest {
         locks.lock(other.handle().fileId(), new ByteRangeLock(smb, 50, 10, true, LockSemantics.WINDOWS));
         assertTrue(locks.ioConflicts(attrs(link.handle()).fileId(), smb, 0, 10, false));
     }
+
+    // ---- directory change feed ----
+
+    /** Collects the changes of a watched directory, for the tests of {@link VirtualFileSystem#watch}. */
+    public static final class ChangeLog implements DirectoryListener {
+        private final java.util.concurrent.BlockingQueue<String> seen = new java.util.concurrent.LinkedBlockingQueue<>();
+
+        @Override
+        public void changed(DirectoryChange change, String name) {
+            seen.add(change + " " + name);
+        }
+
+        /** Waits for {@code expected}, skipping other changes (a backend may report more, e.g. two MODIFIED). */
+        public void await(String expected) throws InterruptedException {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            java.util.List<String> skipped = new java.util.ArrayList<>();
+            while (System.nanoTime() < end) {
+                String s = seen.poll(100, TimeUnit.MILLISECONDS);
+                if (expected.equals(s)) {
+                    return;
+                }
+                if (s != null) {
+                    skipped.add(s);
+                }
+            }
+            fail("no " + expected + " within 10 s; saw " + skipped);
+        }
+
+        public String next(long millis) throws InterruptedException {
+            return seen.poll(millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Test
+    void aWatchedDirectoryReportsEntriesAddedModifiedRenamedAndRemoved() throws Exception {
+        Node dir = mkdir("watched");
+        ChangeLog log = new ChangeLog();
+        try (DirectoryWatch w = fs.watch(dir.handle(), log)) {
+            Node f = mkfile(dir.handle(), "a.txt");
+            log.await("ADDED a.txt");
+            write(f.handle(), 0, "data".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            log.await("MODIFIED a.txt");
+            fs.rename(ROOT, dir.handle(), "a.txt", dir.handle(), "b.txt", false);
+            log.await("REMOVED a.txt");
+            log.await("ADDED b.txt");
+            mkdir(dir.handle(), "sub");
+            log.await("ADDED sub");
+            fs.remove(ROOT, dir.handle(), "b.txt");
+            log.await("REMOVED b.txt");
+        }
+        Thread.sleep(200); // changes already in flight may still arrive
+        while (log.next(0) != null) {
+            // drain
+        }
+        mkfile(dir.handle(), "after-close.txt");
+        assertNull(log.next(500), "no changes once the watch is closed");
+    }
+
+    @Test
+    void onlyTheWatchedDirectoryIsReportedAndAFileCannotBeWatched() throws Exception {
+        Node dir = mkdir("watched2");
+        Node other = mkdir("other");
+        Node file = mkfile("plain.txt");
+        VfsException e = assertThrows(VfsException.class, () -> fs.watch(file.handle(), (c, n) -> { }));
+        assertEquals(VfsError.NOT_DIRECTORY, e.error());
+        ChangeLog log = new ChangeLog();
+        try (DirectoryWatch w = fs.watch(dir.handle(), log)) {
+            mkfile(other.handle(), "elsewhere.txt");
+            mkfile(dir.handle(), "here.txt");
+            log.await("ADDED here.txt");
+            for (String c = log.next(300); c != null; c = log.next(300)) {
+                assertTrue(c.endsWith(" here.txt"), "nothing from another directory: " + c);
+            }
+        }
+    }
 }

@@ -4,8 +4,11 @@ import java.lang.foreign.MemorySegment;
 
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.CreateMode;
+import io.rdmagate.vfs.DirectoryChange;
 import io.rdmagate.vfs.DirectoryEntry;
+import io.rdmagate.vfs.DirectoryListener;
 import io.rdmagate.vfs.DirectoryPage;
+import io.rdmagate.vfs.DirectoryWatch;
 import io.rdmagate.vfs.DosAttributes;
 import io.rdmagate.vfs.ExportOptions;
 import io.rdmagate.vfs.FileAttributes;
@@ -28,6 +31,7 @@ import io.rdmagate.vfs.support.DirectoryListing;
 import io.rdmagate.vfs.support.Names;
 import io.rdmagate.vfs.support.PathResolver;
 import io.rdmagate.vfs.support.Permissions;
+import io.rdmagate.vfs.support.Watches;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,10 +66,12 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     private final LockManager locks = new LockManager();
     private final long writeVerifier = RANDOM.nextLong();
     private volatile boolean closed;
+    private final Watches watches;
 
     private InMemoryFileSystem(Store store, ExportOptions options) {
         this.store = store;
         this.options = options;
+        this.watches = new Watches("mem-" + store.volumeId, dir -> { });
     }
 
     public static InMemoryFileSystem create(int volumeId, ExportOptions options) {
@@ -322,7 +328,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
                 }
                 // case-only rename on a case-insensitive export
                 detachEntryOnly(fd, from);
-                td.children.put(toName, moving);
+                insert(td, toName, moving);
                 return;
             }
             if (target != null) {
@@ -342,7 +348,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
                 detach(td, to);
             }
             detachEntryOnly(fd, from);
-            td.children.put(toName, moving);
+            insert(td, toName, moving);
             if (moving.type == FileType.DIRECTORY) {
                 moving.parent = td;
             }
@@ -380,6 +386,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
             Inode i = inode(handle);
             Permissions.checkSetattr(caller, attrs(i), attributes);
             apply(i, attributes);
+            modified(i);
             return attrs(i);
         }
     }
@@ -462,6 +469,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
             f.mode &= caller.isSuperuser() ? 07777 : ~06000;
             f.touchModify(now());
             f.dos |= DosAttributes.ARCHIVE;
+            modified(f);
             return new WriteResult((int) length, stability, attrs(f));
         }
     }
@@ -539,6 +547,13 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     }
 
     @Override
+    public DirectoryWatch watch(FileHandle dir, DirectoryListener listener) throws VfsException {
+        synchronized (store) {
+            return watches.add(directory(dir).id, listener);
+        }
+    }
+
+    @Override
     public LockManager locks() {
         return locks;
     }
@@ -546,6 +561,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     @Override
     public void close() {
         closed = true;
+        watches.close();
     }
 
     // ---- internals (callers hold the store lock) ----
@@ -634,15 +650,35 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     private void insert(Inode d, String name, Inode i) {
         d.children.put(name, i);
         d.touchModify(now());
+        watches.fire(d.id, DirectoryChange.ADDED, name);
     }
 
     private void detachEntryOnly(Inode d, String name) {
         d.children.remove(name);
         d.touchModify(now());
+        watches.fire(d.id, DirectoryChange.REMOVED, name);
+    }
+
+    /** The data or attributes of {@code i} changed: every watched directory holding it hears so. */
+    private void modified(Inode i) {
+        if (watches.isEmpty()) {
+            return;
+        }
+        for (long dirId : watches.directories()) {
+            Inode d = store.inodes.get(dirId);
+            if (d != null && d.children != null) {
+                d.children.forEach((name, child) -> {
+                    if (child == i) {
+                        watches.fire(dirId, DirectoryChange.MODIFIED, name);
+                    }
+                });
+            }
+        }
     }
 
     private void detach(Inode d, String name) {
         Inode v = d.children.remove(name);
+        watches.fire(d.id, DirectoryChange.REMOVED, name);
         d.touchModify(now());
         v.links--;
         v.touchChange(now());

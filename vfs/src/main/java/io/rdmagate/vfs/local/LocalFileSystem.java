@@ -6,7 +6,9 @@ import com.google.common.cache.RemovalListener;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.CreateMode;
 import io.rdmagate.vfs.DirectoryEntry;
+import io.rdmagate.vfs.DirectoryListener;
 import io.rdmagate.vfs.DirectoryPage;
+import io.rdmagate.vfs.DirectoryWatch;
 import io.rdmagate.vfs.DosAttributes;
 import io.rdmagate.vfs.ExportOptions;
 import io.rdmagate.vfs.FileAttributes;
@@ -75,6 +77,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
     private final Cache<Long, DataFd> dataFds;
     private final Cache<Long, Listing> listings;
     private volatile boolean closed;
+    private final HostChanges changes;
 
     private record Listing(long mtime, long ctime, DirectoryListing order, Map<String, Long> inodes) {
     }
@@ -93,6 +96,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
         }
         this.rootGeneration = store.meta("rootGeneration", HandleStore.newGeneration());
         this.volumeId = (int) store.meta("volumeId", RANDOM.nextInt() & 0x7fffffff);
+        this.changes = new HostChanges(volumeId);
         RemovalListener<Long, DataFd> release = n -> n.getValue().release();
         this.dataFds = CacheBuilder.newBuilder().maximumSize(1024).expireAfterAccess(Duration.ofSeconds(30))
                 .removalListener(release).build();
@@ -853,6 +857,17 @@ public final class LocalFileSystem implements VirtualFileSystem {
     }
 
     @Override
+    public DirectoryWatch watch(FileHandle dir, DirectoryListener listener) throws VfsException {
+        try (Arena a = Arena.ofConfined(); Fd d = open(a, dir)) {
+            Stat st = stat(a, d.fd());
+            if (st.type() != FileType.DIRECTORY) {
+                throw new VfsException(VfsError.NOT_DIRECTORY, "watch of a file");
+            }
+            return changes.watch(d, st.ino(), listener);
+        }
+    }
+
+    @Override
     public LockManager locks() {
         return locks;
     }
@@ -863,6 +878,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
             return;
         }
         closed = true;
+        changes.close();
         dataFds.invalidateAll();
         dataFds.cleanUp();
         listings.invalidateAll();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmagate.vfs.AbstractVfsConformanceTest;
 import io.rdmagate.vfs.CreateMode;
+import io.rdmagate.vfs.DirectoryWatch;
 import io.rdmagate.vfs.ExportOptions;
 import io.rdmagate.vfs.FileType;
 import io.rdmagate.vfs.Node;
@@ -95,6 +96,24 @@ class LocalConformanceTest extends AbstractVfsConformanceTest {
                 fs.resolve(ROOT, root(), "host-dir/sub", true).attributes().type());
         Files.writeString(exportDir().resolve("from-host.txt"), "changed on the host");
         assertArrayEquals(bytes("changed on the host"), readAll(f.handle()), "the same handle sees the new data");
+    }
+
+    @Test
+    void changesMadeOnTheHostReachAWatchOfTheDirectory() throws Exception {
+        Node dir = mkdir("shared");
+        ChangeLog log = new ChangeLog();
+        try (DirectoryWatch w = fs.watch(dir.handle(), log)) {
+            Path d = exportDir().resolve("shared");
+            Files.writeString(d.resolve("by-host.txt"), "made on the host");
+            log.await("ADDED by-host.txt");
+            Files.writeString(d.resolve("by-host.txt"), "changed", java.nio.file.StandardOpenOption.APPEND);
+            log.await("MODIFIED by-host.txt");
+            Files.move(d.resolve("by-host.txt"), d.resolve("moved.txt"));
+            log.await("REMOVED by-host.txt");
+            log.await("ADDED moved.txt");
+            Files.delete(d.resolve("moved.txt"));
+            log.await("REMOVED moved.txt");
+        }
     }
 
     @Test
