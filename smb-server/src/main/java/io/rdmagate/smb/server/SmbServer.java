@@ -271,7 +271,6 @@ public final class SmbServer implements AutoCloseable {
                 vfs.remove(s.caller(), f.parent, f.name);
             }
             vfs.locks().forget(f.fileId);
-            watchers.changed(f.parent, f.name, ChangeNotify.ACTION_REMOVED);
         } catch (VfsException e) {
             log.debug("delete on close of {} failed: {}", f.name, e.getMessage());
         }

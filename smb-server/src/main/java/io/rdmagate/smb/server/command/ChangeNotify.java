@@ -7,31 +7,40 @@ import io.rdmagate.smb.mssmb2.Smb2QueryDirectory;
 import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
 import io.rdmagate.smb.server.Open;
+import io.rdmagate.smb.server.Reply;
 import io.rdmagate.smb.server.SmbConnection;
 import io.rdmagate.smb.server.SmbException;
-import io.rdmagate.vfs.FileHandle;
+import io.rdmagate.vfs.DirectoryChange;
+import io.rdmagate.vfs.DirectoryListener;
+import io.rdmagate.vfs.DirectoryWatch;
+import io.rdmagate.vfs.VfsException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * CHANGE_NOTIFY (MS-SMB2 3.3.5.19): the request waits (STATUS_PENDING) until an entry of the
- * directory changes, then completes with FILE_NOTIFY_INFORMATION (MS-FSCC 2.7.1). Changes made
- * through this server's SMB opens are reported; changes by other protocols or on the host are not
- * seen yet (the vfs has no change feed). Closing the directory completes the request with
- * STATUS_NOTIFY_CLEANUP.
+ * CHANGE_NOTIFY (MS-SMB2 3.3.5.19). The first request on a directory open starts the vfs's change
+ * feed for that directory ({@code VirtualFileSystem.watch}: changes through SMB, NFS or on the
+ * host alike), with the request's CompletionFilter; from then on the open collects the changes
+ * that pass the filter. A request completes at once with what was collected, or waits
+ * (STATUS_PENDING) for the next change, and answers FILE_NOTIFY_INFORMATION entries (MS-FSCC
+ * 2.7.1), or STATUS_NOTIFY_ENUM_DIR when they do not fit its OutputBufferLength or changes were
+ * lost. Closing the directory completes waiting requests with STATUS_NOTIFY_CLEANUP. A rename is
+ * reported as a removal and an addition; WATCH_TREE watches the directory itself only.
  */
 public final class ChangeNotify implements Command {
     public static final int ACTION_ADDED = 1;
     public static final int ACTION_REMOVED = 2;
     public static final int ACTION_MODIFIED = 3;
-    public static final int ACTION_RENAMED_OLD_NAME = 4;
-    public static final int ACTION_RENAMED_NEW_NAME = 5;
     static final int NOTIFY_CLEANUP = 0x0000010B;
+    /** FILE_NOTIFY_CHANGE_FILE_NAME | FILE_NOTIFY_CHANGE_DIR_NAME (MS-SMB2 2.2.35). */
+    static final int NAME_CHANGES = 0x1 | 0x2;
+    /** Changes an open collects while no request waits; more are reported as NOTIFY_ENUM_DIR. */
+    static final int MAX_COLLECTED = 512;
 
     @Override
     public Needs needs() {
@@ -39,7 +48,7 @@ public final class ChangeNotify implements Command {
     }
 
     @Override
-    public void handle(Ctx c) throws SmbException, Smb2DecodeException {
+    public void handle(Ctx c) throws SmbException, Smb2DecodeException, VfsException {
         Smb2ChangeNotify.Request req = Smb2ChangeNotify.decode(c.msg);
         Open o = c.open(req.fileId());
         if (o.pipe() != null || !o.directory()) {
@@ -48,88 +57,159 @@ public final class ChangeNotify implements Command {
         if (Integer.toUnsignedLong(req.outputLength()) > c.server.config().maxIo()) {
             throw new SmbException(NtStatus.INVALID_PARAMETER, "OutputBufferLength " + req.outputLength());
         }
-        SmbConnection.AsyncOp op = c.conn.goAsync(c);
-        Watch w = new Watch(o, op, req.outputLength());
-        c.server.watchers().add(w);
-        op.onCancel(() -> {
-            c.server.watchers().remove(w);
-            op.complete(r -> r.status(NtStatus.CANCELLED));
-        });
-    }
-
-    record Watch(Open open, SmbConnection.AsyncOp op, int outputLength) {
-    }
-
-    /** The pending CHANGE_NOTIFY requests by directory. */
-    public static final class Watchers {
-        private final Map<String, List<Watch>> byDir = new ConcurrentHashMap<>();
-
-        static String key(FileHandle h) {
-            return h.volumeId() + ":" + h.fileId();
-        }
-
-        void add(Watch w) {
-            byDir.computeIfAbsent(key(w.open().handle()), k -> new CopyOnWriteArrayList<>()).add(w);
-        }
-
-        void remove(Watch w) {
-            List<Watch> l = byDir.get(key(w.open().handle()));
-            if (l != null) {
-                l.remove(w);
-            }
-        }
-
-        /** An entry {@code name} of directory {@code dir} changed. */
-        public void changed(FileHandle dir, String name, int action) {
-            List<Watch> l = byDir.get(key(dir));
-            if (l == null || l.isEmpty()) {
+        Feed feed = c.server.watchers().feed(o, req.completionFilter());
+        synchronized (feed) {
+            if (feed.overflowed || !feed.collected.isEmpty()) {
+                feed.answer(c.reply, req.outputLength());
                 return;
             }
-            for (Watch w : l) {
-                l.remove(w);
-                byte[] n = name.getBytes(StandardCharsets.UTF_16LE);
-                int len = 12 + n.length;
-                w.op().complete(r -> {
-                    if (len > w.outputLength()) {
-                        r.status(NtStatus.NOTIFY_ENUM_DIR);
-                        r.length(Smb2ChangeNotify.write(r.body(9), 0));
+            SmbConnection.AsyncOp op = c.conn.goAsync(c);
+            Waiting w = new Waiting(op, req.outputLength());
+            feed.waiting.add(w);
+            op.onCancel(() -> {
+                synchronized (feed) {
+                    feed.waiting.remove(w);
+                }
+                op.complete(r -> r.status(NtStatus.CANCELLED));
+            });
+        }
+    }
+
+    record Waiting(SmbConnection.AsyncOp op, int outputLength) {
+    }
+
+    record Change(int action, String name) {
+    }
+
+    /** The changes one directory open collects, and the requests waiting for them. */
+    static final class Feed implements DirectoryListener {
+        final int filter;
+        final ArrayDeque<Change> collected = new ArrayDeque<>();
+        final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+        boolean overflowed;
+        DirectoryWatch watch;
+
+        Feed(int filter) {
+            this.filter = filter;
+        }
+
+        @Override
+        public synchronized void changed(DirectoryChange change, String name) {
+            int action;
+            switch (change) {
+                case ADDED, REMOVED -> {
+                    if ((filter & NAME_CHANGES) == 0) {
                         return;
                     }
-                    ByteBuffer b = r.body(8 + len);
-                    b.putInt(Smb2QueryDirectory.OUTPUT_OFFSET, 0).putInt(Smb2QueryDirectory.OUTPUT_OFFSET + 4, action)
-                            .putInt(Smb2QueryDirectory.OUTPUT_OFFSET + 8, n.length);
-                    b.put(Smb2QueryDirectory.OUTPUT_OFFSET + 12, n);
-                    r.length(Smb2ChangeNotify.write(b, len));
+                    action = change == DirectoryChange.ADDED ? ACTION_ADDED : ACTION_REMOVED;
+                }
+                case MODIFIED -> {
+                    if ((filter & ~NAME_CHANGES) == 0) {
+                        return;
+                    }
+                    action = ACTION_MODIFIED;
+                }
+                default -> {
+                    overflowed = true;
+                    action = 0;
+                }
+            }
+            if (action != 0) {
+                Change c = new Change(action, name);
+                if (!c.equals(collected.peekLast())) { // the kernel repeats MODIFIED per write
+                    collected.add(c);
+                }
+                if (collected.size() > MAX_COLLECTED) {
+                    overflowed = true;
+                    collected.clear();
+                }
+            }
+            Waiting w = waiting.poll();
+            if (w != null) {
+                w.op().complete(r -> {
+                    synchronized (this) {
+                        answer(r, w.outputLength());
+                    }
                 });
             }
         }
 
-        /** A file was written through an open: its directory sees a modification. */
-        public void modified(Open o) {
-            if (!byDir.isEmpty() && o.parentHandle() != null) {
-                changed(o.parentHandle(), o.name(), ACTION_MODIFIED);
+        /** Answers with everything collected (MS-FSCC 2.7.1), or NOTIFY_ENUM_DIR; empties the collection. */
+        void answer(Reply r, int outputLength) {
+            List<byte[]> names = new ArrayList<>();
+            int length = 0;
+            for (Change c : collected) {
+                byte[] n = c.name().getBytes(StandardCharsets.UTF_16LE);
+                names.add(n);
+                length = align4(length) + 12 + n.length;
             }
+            boolean fits = !overflowed && length <= Integer.toUnsignedLong(outputLength);
+            List<Change> changes = List.copyOf(collected);
+            collected.clear();
+            overflowed = false;
+            if (!fits) {
+                r.status(NtStatus.NOTIFY_ENUM_DIR);
+                r.length(Smb2ChangeNotify.write(r.body(9), 0));
+                return;
+            }
+            ByteBuffer b = r.body(8 + length);
+            int at = Smb2QueryDirectory.OUTPUT_OFFSET;
+            for (int i = 0; i < changes.size(); i++) {
+                byte[] n = names.get(i);
+                int entry = 12 + n.length;
+                int next = i + 1 < changes.size() ? align4(entry) : 0;
+                b.putInt(at, next).putInt(at + 4, changes.get(i).action()).putInt(at + 8, n.length);
+                b.put(at + 12, n);
+                at += next;
+            }
+            r.length(Smb2ChangeNotify.write(b, length));
         }
 
-        /** The open closed: its pending notifications end with STATUS_NOTIFY_CLEANUP. */
-        public void closed(Open o) {
-            if (o.handle() == null) {
-                return;
+        private static int align4(int n) {
+            return (n + 3) & ~3;
+        }
+
+        synchronized void close() {
+            if (watch != null) {
+                watch.close();
             }
-            List<Watch> l = byDir.get(key(o.handle()));
-            if (l == null) {
-                return;
-            }
-            for (Watch w : l) {
-                if (w.open() == o) {
-                    l.remove(w);
-                    w.op().complete(r -> {
-                        r.status(NOTIFY_CLEANUP);
-                        r.length(Smb2ChangeNotify.write(r.body(9), 0));
-                    });
-                }
+            for (Waiting w = waiting.poll(); w != null; w = waiting.poll()) {
+                w.op().complete(r -> {
+                    r.status(NOTIFY_CLEANUP);
+                    r.length(Smb2ChangeNotify.write(r.body(9), 0));
+                });
             }
         }
     }
 
+    /** The change feeds of the server's directory opens. */
+    public static final class Watchers {
+        private final Map<Open, Feed> byOpen = new ConcurrentHashMap<>();
+
+        /** The open's feed, started with {@code filter} by its first CHANGE_NOTIFY. */
+        Feed feed(Open o, int filter) throws VfsException {
+            Feed f = byOpen.get(o);
+            if (f != null) {
+                return f;
+            }
+            Feed fresh = new Feed(filter);
+            synchronized (fresh) { // no change is delivered before the watch is recorded
+                fresh.watch = o.vfs().watch(o.handle(), fresh);
+                Feed raced = byOpen.putIfAbsent(o, fresh);
+                if (raced != null) {
+                    fresh.watch.close();
+                    return raced;
+                }
+            }
+            return fresh;
+        }
+
+        /** The open closed: its feed ends, waiting requests complete with STATUS_NOTIFY_CLEANUP. */
+        public void closed(Open o) {
+            Feed f = byOpen.remove(o);
+            if (f != null) {
+                f.close();
+            }
+        }
+    }
 }

@@ -168,7 +168,6 @@ public final class Create implements Command {
                         attrs.mode((req.fileAttributes() & DosAttributes.READONLY) != 0 ? 0444 : 0644), 0);
             }
             action = Smb2Create.FILE_CREATED;
-            c.server.watchers().changed(parent, name, ChangeNotify.ACTION_ADDED);
         }
         boolean dir = node.attributes().type() == FileType.DIRECTORY;
         boolean deleteOnClose = (options & Smb2Create.FILE_DELETE_ON_CLOSE) != 0;

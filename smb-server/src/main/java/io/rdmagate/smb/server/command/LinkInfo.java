@@ -63,10 +63,8 @@ final class LinkInfo {
                 throw new SmbException(NtStatus.ACCESS_DENIED, l.target() + " is open");
             }
             vfs.remove(caller, toDir, existing.name());
-            c.server.watchers().changed(toDir, existing.name(), ChangeNotify.ACTION_REMOVED);
         }
         vfs.link(caller, o.handle(), toDir, toName);
-        c.server.watchers().changed(toDir, toName, ChangeNotify.ACTION_ADDED);
     }
 
     private record Existing(Node node, String name) {

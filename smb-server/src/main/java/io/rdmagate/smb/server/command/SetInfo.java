@@ -144,8 +144,6 @@ public final class SetInfo implements Command {
         }
         vfs.rename(caller, fromDir, fromName, toDir, toName, true);
         c.server.opens().moved(o, toDir, toName, String.join("\\", comps));
-        c.server.watchers().changed(fromDir, fromName, ChangeNotify.ACTION_RENAMED_OLD_NAME);
-        c.server.watchers().changed(toDir, toName, ChangeNotify.ACTION_RENAMED_NEW_NAME);
     }
 
     private static void disposition(Ctx c, Open o, VirtualFileSystem vfs, Caller caller, boolean delete)

@@ -74,7 +74,6 @@ public final class Write implements Command {
             mem.release();
         }
         o.position = offset + r.count(); // MS-FSA 2.1.5.3: CurrentByteOffset follows the write
-        c.server.watchers().modified(o);
         c.reply.length(Smb2Write.write(c.reply.body(16), r.count()));
     }
 }
