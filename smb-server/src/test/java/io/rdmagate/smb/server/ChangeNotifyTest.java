@@ -73,6 +73,25 @@ class ChangeNotifyTest {
         return r.getFileNotifyInfoList().stream().map(ChangeNotifyTest::entry).toList();
     }
 
+    /**
+     * Makes {@code change} on the host every 250 ms until the request completes: the server starts
+     * watching when it takes the request, which the client cannot see, so a single change could
+     * come before the watch.
+     */
+    static List<String> until(Future<SMB2ChangeNotifyResponse> f, HostChange change) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (int i = 0; !f.isDone() && System.nanoTime() < end; i++) {
+            change.make(i);
+            Thread.sleep(250);
+        }
+        return entries(f);
+    }
+
+    @FunctionalInterface
+    interface HostChange {
+        void make(int attempt) throws Exception;
+    }
+
     static String entry(FileNotifyInformation i) {
         return i.getAction() + " " + i.getFileName();
     }
@@ -83,8 +102,9 @@ class ChangeNotifyTest {
             Future<SMB2ChangeNotifyResponse> f = d.watchAsync(NAMES, false);
             Thread.sleep(300);
             assertFalse(f.isDone(), "waits for a change");
-            Files.writeString(export.resolve("host").resolve("made-on-host.txt"), "x");
-            assertEquals(List.of(FileNotifyAction.FILE_ACTION_ADDED + " made-on-host.txt"), entries(f));
+            List<String> got = until(f, i -> Files.writeString(export.resolve("host").resolve("on-host-" + i + ".txt"), "x"));
+            assertFalse(got.isEmpty());
+            assertTrue(got.stream().allMatch(e -> e.matches("FILE_ACTION_ADDED on-host-\\d+\\.txt")), got.toString());
         }
     }
 
@@ -92,17 +112,18 @@ class ChangeNotifyTest {
     void changesWhileNoRequestWaitsAreCollectedForTheNext() throws Exception {
         try (Directory d = openDir("idle")) {
             Future<SMB2ChangeNotifyResponse> first = d.watchAsync(NAMES, false);
+            until(first, i -> Files.writeString(export.resolve("idle").resolve("probe-" + i), "p"));
+            // no request waits now: these are collected
             Files.writeString(export.resolve("idle").resolve("one.txt"), "1");
-            assertEquals(List.of(FileNotifyAction.FILE_ACTION_ADDED + " one.txt"), entries(first));
-            share.rm("idle\\one.txt"); // through SMB, while no request waits
+            share.rm("idle\\one.txt"); // through SMB
             Files.createDirectory(export.resolve("idle").resolve("two"));
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             List<String> seen = new java.util.ArrayList<>();
-            while (seen.size() < 2 && System.nanoTime() < end) {
-                seen.addAll(entries(d.watchAsync(NAMES, false)));
+            while (seen.size() < 3 && System.nanoTime() < end) {
+                entries(d.watchAsync(NAMES, false)).stream().filter(e -> !e.contains(" probe-")).forEach(seen::add);
             }
-            assertEquals(List.of(FileNotifyAction.FILE_ACTION_REMOVED + " one.txt",
-                    FileNotifyAction.FILE_ACTION_ADDED + " two"), seen);
+            assertEquals(List.of(FileNotifyAction.FILE_ACTION_ADDED + " one.txt",
+                    FileNotifyAction.FILE_ACTION_REMOVED + " one.txt", FileNotifyAction.FILE_ACTION_ADDED + " two"), seen);
         }
     }
 
@@ -115,8 +136,8 @@ class ChangeNotifyTest {
             Files.createDirectory(export.resolve("filtered").resolve("new-dir"));
             Thread.sleep(300);
             assertFalse(writes.isDone(), "a new name is not a LAST_WRITE change");
-            Files.writeString(export.resolve("filtered").resolve("f.txt"), "new");
-            assertTrue(entries(writes).contains(FileNotifyAction.FILE_ACTION_MODIFIED + " f.txt"));
+            List<String> got = until(writes, i -> Files.writeString(export.resolve("filtered").resolve("f.txt"), "new " + i));
+            assertEquals(List.of(FileNotifyAction.FILE_ACTION_MODIFIED + " f.txt"), got);
         }
     }
 
@@ -124,7 +145,7 @@ class ChangeNotifyTest {
     void closingTheDirectoryEndsAWaitingRequestWithCleanup() throws Exception {
         Directory d = openDir("closing");
         Future<SMB2ChangeNotifyResponse> f = d.watchAsync(NAMES, false);
-        Thread.sleep(200);
+        Thread.sleep(500); // the server takes the request before the CLOSE behind it
         d.close();
         SMB2ChangeNotifyResponse r = f.get(20, TimeUnit.SECONDS);
         assertEquals(NtStatus.STATUS_NOTIFY_CLEANUP.getValue(), r.getHeader().getStatusCode());
