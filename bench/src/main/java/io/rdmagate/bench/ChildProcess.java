@@ -7,6 +7,8 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** What every harness needs of the servers it starts as child processes: ports, readiness, CPU time. */
@@ -47,6 +49,23 @@ public final class ChildProcess {
             sum += cpuSeconds(h.pid());
         }
         return sum;
+    }
+
+    /**
+     * Starts rdmagate's real program ({@code io.rdmagate.gateway.Main serve}) on this JVM's class
+     * path with {@code config}, its output in {@code log}; {@code RDMAGATE_BENCH_JAVA_OPTS} adds JVM
+     * options (e.g. a flight recording).
+     */
+    public static Process rdmagate(Path config, Path log) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        String opts = System.getenv("RDMAGATE_BENCH_JAVA_OPTS");
+        if (opts != null && !opts.isBlank()) {
+            cmd.addAll(List.of(opts.trim().split("\\s+")));
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve",
+                "--config", config.toString()));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
     /** Waits until {@code port} on 127.0.0.1 accepts connections, or fails with the server's log. */

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -50,16 +49,8 @@ final class Servers {
                   rpcbind: {mode: off}
                   smb: {enabled: false}
                 """.formatted(dir.resolve("state"), export, nfs, mount, rdma, freePort(), freePort()));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = dir.resolve("rdmagate.log");
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
-        String opts = System.getenv("RDMAGATE_BENCH_JAVA_OPTS"); // e.g. a flight recording
-        if (opts != null && !opts.isBlank()) {
-            cmd.addAll(List.of(opts.trim().split("\\s+")));
-        }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve",
-                "--config", config.toString()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = ChildProcess.rdmagate(config, log);
         ChildProcess.awaitPort(p, log, nfs, "rdmagate");
         ChildProcess.awaitPort(p, log, mount, "rdmagate");
         ChildProcess.awaitPort(p, log, rdma, "rdmagate");

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -43,16 +42,8 @@ final class SmbServers {
                   smb: {port: %d, directPort: %d}
                 """.formatted(dir.resolve("state"), export, SHARE, NtHash.of(password.toCharArray()), port,
                 ChildProcess.freePort()));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = dir.resolve("rdmagate.log");
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
-        String opts = System.getenv("RDMAGATE_BENCH_JAVA_OPTS"); // e.g. a flight recording
-        if (opts != null && !opts.isBlank()) {
-            cmd.addAll(List.of(opts.trim().split("\\s+")));
-        }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve",
-                "--config", config.toString()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = ChildProcess.rdmagate(config, log);
         ChildProcess.awaitPort(p, log, port, "rdmagate");
         return new SmbServerProcess("rdmagate", p, log, port, "bench", SHARE);
     }
