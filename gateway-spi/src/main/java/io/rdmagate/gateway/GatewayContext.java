@@ -15,11 +15,27 @@ import java.util.Map;
  * @param metrics        where services register their meters
  * @param payloadCopies  where services count the payload bytes they copy, per transport
  * @param ports          the planned port of every enabled listener
- * @param bindAddress    where protocol listeners bind (the wildcard in production, the loopback in tests)
+ * @param bindAddress    where protocol listeners bind unless their protocol names an address (the wildcard
+ *                       in production, the loopback in tests)
  */
 public record GatewayContext(GatewayConfig config, Map<String, VirtualFileSystem> exports, IoMemoryPool pool,
         MeterRegistry metrics, PayloadCopies payloadCopies, ListenerPlan ports, java.net.InetAddress bindAddress) {
     public GatewayContext {
         exports = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(exports));
+    }
+
+    /** Where a listener of this kind binds: its protocol's {@code address} in the configuration, else {@link #bindAddress()}. */
+    public java.net.InetAddress bindAddress(ListenerKind kind) {
+        return bindAddress(config.transports(), kind, bindAddress);
+    }
+
+    /** {@link #bindAddress(ListenerKind)} before a context exists. */
+    public static java.net.InetAddress bindAddress(io.rdmagate.gateway.config.TransportsConfig t, ListenerKind kind,
+            java.net.InetAddress fallback) {
+        java.net.InetAddress a = switch (kind) {
+            case SMB, SMB_DIRECT -> t.smb().address();
+            case RPCBIND, NFS, NFS_RDMA, MOUNT, NLM, NSM -> t.nfs().address();
+        };
+        return a != null ? a : fallback;
     }
 }

@@ -28,13 +28,13 @@ public record ListenerPlan(List<PlannedPort> ports, Mode rpcbind) {
      * Binds, then releases, a TCP socket on each planned port of the given kinds, so that start
      * fails before anything is served when a port is taken or not allowed; the listener rebinds.
      */
-    public void bindCheck(InetAddress address, Set<ListenerKind> kinds) throws StartException {
+    public void bindCheck(java.util.function.Function<ListenerKind, InetAddress> address, Set<ListenerKind> kinds) throws StartException {
         for (PlannedPort p : ports) {
             if (!kinds.contains(p.kind())) {
                 continue;
             }
             try (ServerSocket s = new ServerSocket()) {
-                s.bind(new InetSocketAddress(address, p.port()));
+                s.bind(new InetSocketAddress(address.apply(p.kind()), p.port()));
             } catch (IOException e) {
                 String origin = p.requested().explicit() ? "set at " + p.requested().origin() : "the default";
                 throw new StartException("cannot listen on port " + p.port() + " for " + p.kind() + " (" + origin

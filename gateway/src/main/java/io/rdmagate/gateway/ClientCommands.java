@@ -3,21 +3,25 @@ package io.rdmagate.gateway;
 import io.rdmagate.gateway.config.ExportConfig;
 import io.rdmagate.gateway.config.GatewayConfig;
 import io.rdmagate.gateway.config.ShareConfig;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Optional;
 import java.util.List;
 import java.util.Set;
 
 /**
  * The client command lines that reach this gateway with its planned ports, for the start-up log.
  * NFS lines name the NFS and MOUNT ports, so they work whether or not rpcbind is on 111; SMB
- * lines name the port only when it is not 445.
+ * lines name the port only when it is not 445, and log on with the generated credentials file
+ * when the configuration names no users, else as the first configured user.
  */
 public final class ClientCommands {
     private ClientCommands() {
     }
 
     /** Lines for the listeners this build serves ({@code served}), with their planned ports. */
-    public static List<String> of(GatewayConfig config, ListenerPlan plan, Set<ListenerKind> served, String host) {
+    public static List<String> of(GatewayConfig config, ListenerPlan plan, Set<ListenerKind> served, String host,
+            Optional<Path> credentials) {
         List<String> out = new ArrayList<>();
         var nfs = plan.port(ListenerKind.NFS).filter(p -> served.contains(ListenerKind.NFS));
         var mount = plan.port(ListenerKind.MOUNT).filter(p -> served.contains(ListenerKind.MOUNT));
@@ -38,10 +42,24 @@ public final class ClientCommands {
             for (ShareConfig s : config.shares()) {
                 String p = port == 445 ? "" : "-p " + port + " ";
                 String o = port == 445 ? "" : "port=" + port + ",";
-                out.add("smbclient " + p + "//" + host + "/" + s.name() + " -U user");
-                out.add("mount -t cifs -o " + o + "username=user //" + host + "/" + s.name() + " /mnt");
+                String unc = "//" + host + "/" + s.name();
+                if (credentials.isPresent()) {
+                    out.add("smbclient " + p + unc + " -A " + relative(credentials.get()));
+                    out.add("mount -t cifs -o " + o + "credentials=" + credentials.get().toAbsolutePath().normalize()
+                            + " " + unc + " /mnt");
+                } else {
+                    String user = config.users().isEmpty() ? "USER" : config.users().getFirst().name();
+                    out.add("smbclient " + p + unc + " -U " + user);
+                    out.add("mount -t cifs -o " + o + "username=" + user + " " + unc + " /mnt");
+                }
             }
         }
         return out;
+    }
+
+    /** A relative path as a shell user types it ("./state/x"); an absolute one as it is. */
+    private static String relative(Path p) {
+        Path n = p.normalize();
+        return n.isAbsolute() ? n.toString() : "./" + n;
     }
 }

@@ -5,6 +5,8 @@ import io.rdmagate.gateway.config.GatewayConfig;
 import io.rdmagate.gateway.http.GatewayMetrics;
 import io.rdmagate.gateway.http.Health;
 import io.rdmagate.gateway.http.HttpEndpoint;
+import io.rdmagate.gateway.users.GeneratedSmbUser;
+import io.rdmagate.gateway.users.HostAccounts;
 import io.rdmagate.vfs.memory.IoMemoryPool;
 import io.rdmagate.vfs.memory.MemoryRegistrar;
 import io.rdmagate.vfs.memory.PayloadCopies;
@@ -31,9 +33,15 @@ import org.slf4j.LoggerFactory;
 public final class GatewayRuntime {
     private static final Logger log = LoggerFactory.getLogger(GatewayRuntime.class);
 
-    private final GatewayConfig config;
+    /** The SMB domain the server names, and the generated credentials file carries. */
+    static final String SMB_DOMAIN = "WORKGROUP";
+
+    private GatewayConfig config;
+    private GeneratedSmbUser.Outcome generatedUser;
     private final Instant started = Instant.now();
     private final List<ProtocolService> running = new ArrayList<>();
+    /** The running services that bound a listener; only they are logged as stopped. */
+    private final Set<ProtocolService> serving = new java.util.HashSet<>();
     private final List<BoundListener> listeners = new ArrayList<>();
     private OpenExports exports;
     private IoMemoryPool pool;
@@ -65,10 +73,13 @@ public final class GatewayRuntime {
             InetAddress protocolAddress) throws StartException {
         log.info("rdmagate {} starting with {}", Version.get(), config.source());
         ListenerPlan plan = planner.plan(config.transports());
+        if (plan.port(ListenerKind.SMB).isPresent() && config.users().isEmpty()) {
+            useGeneratedSmbUser();
+        }
         logPlan(plan, services);
         Set<ListenerKind> claimed = EnumSet.noneOf(ListenerKind.class);
         services.forEach(s -> claimed.addAll(s.listeners()));
-        plan.bindCheck(protocolAddress, claimed);
+        plan.bindCheck(k -> GatewayContext.bindAddress(config.transports(), k, protocolAddress), claimed);
 
         exports = OpenExports.open(config, createIfMissing);
         pool = new IoMemoryPool(config.limits().pool(), MemoryRegistrar.NONE);
@@ -86,6 +97,11 @@ public final class GatewayRuntime {
                 throw new StartException("protocol service " + s.name() + " failed to start: " + e.getMessage(), e);
             }
             running.add(s);
+            if (bound.isEmpty()) {
+                log.info("protocol service {}: disabled in the configuration", s.name());
+            } else {
+                serving.add(s);
+            }
             for (BoundListener l : bound) {
                 listeners.add(l);
                 log.info("listening: {}", l);
@@ -103,6 +119,21 @@ public final class GatewayRuntime {
         log.info("rdmagate started");
     }
 
+    /** No SMB users configured: serve the state directory's generated one (made now if missing). */
+    private void useGeneratedSmbUser() throws StartException {
+        try {
+            generatedUser = GeneratedSmbUser.ensure(config.stateDir(), SMB_DOMAIN, HostAccounts.read());
+        } catch (IOException | RuntimeException e) {
+            throw new StartException("cannot write the generated SMB user into " + config.stateDir() + ": "
+                    + e.getMessage() + " (or add a user: rdmagate user add NAME)", e);
+        }
+        var u = generatedUser.user();
+        config = config.withUsers(List.of(u));
+        log.info("SMB: no users configured, so user '{}' (uid {}, gid {}) {}; its password is in {} (mode 0600)",
+                u.name(), u.uid(), u.gid(), generatedUser.created() ? "was created" : "is served",
+                generatedUser.credentials().toAbsolutePath());
+    }
+
     private void logPlan(ListenerPlan plan, List<ProtocolService> services) {
         if (services.isEmpty()) {
             log.info("protocol listeners in this build: none (NFS and SMB are not built yet); serving /health and /metrics");
@@ -110,13 +141,18 @@ public final class GatewayRuntime {
             log.info("protocol services in this build: {}",
                     services.stream().map(ProtocolService::name).collect(Collectors.joining(", ")));
         }
-        for (PlannedPort p : plan.ports()) {
-            log.info("port plan: {} {}{}", p.kind(), p.port(), p.note() == null ? "" : " (" + p.note() + ")");
-        }
-        log.info("port plan: rpcbind {}", plan.rpcbind().name().toLowerCase(java.util.Locale.ROOT));
         Set<ListenerKind> served = EnumSet.noneOf(ListenerKind.class);
         services.forEach(s -> served.addAll(s.listeners()));
-        for (String c : ClientCommands.of(config, plan, served, "HOST")) {
+        for (PlannedPort p : plan.ports()) {
+            if (served.contains(p.kind())) {
+                log.info("port plan: {} {}{}", p.kind(), p.port(), p.note() == null ? "" : " (" + p.note() + ")");
+            }
+        }
+        if (served.contains(ListenerKind.NFS) && plan.port(ListenerKind.NFS).isPresent()) {
+            log.info("port plan: rpcbind {}", plan.rpcbind().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        var credentials = java.util.Optional.ofNullable(generatedUser).map(GeneratedSmbUser.Outcome::credentials);
+        for (String c : ClientCommands.of(config, plan, served, "HOST", credentials)) {
             log.info("client: {}", c);
         }
     }
@@ -149,7 +185,9 @@ public final class GatewayRuntime {
         for (ProtocolService s : running.reversed()) {
             try {
                 s.stop(grace);
-                log.info("protocol service {} stopped", s.name());
+                if (serving.remove(s)) {
+                    log.info("protocol service {} stopped", s.name());
+                }
             } catch (RuntimeException e) {
                 log.error("stopping protocol service {} failed", s.name(), e);
             }

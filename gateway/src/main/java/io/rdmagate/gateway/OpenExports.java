@@ -16,6 +16,8 @@ import org.slf4j.LoggerFactory;
 /** The exports, opened on the local backend; closing them flushes their handle stores. */
 final class OpenExports implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OpenExports.class);
+    /** The mode of an export directory the gateway creates: rwxrwxrwt. */
+    static final int CREATED_MODE = 01777;
 
     private final Map<String, VirtualFileSystem> byName = new LinkedHashMap<>();
     private final Map<String, Path> paths = new LinkedHashMap<>();
@@ -32,7 +34,10 @@ final class OpenExports implements AutoCloseable {
                 Path path = e.path().toAbsolutePath().normalize();
                 if (!Files.exists(path) && createIfMissing.test(e)) {
                     Files.createDirectories(path);
-                    log.info("created export directory {}", path);
+                    // like /tmp: every user may create, each may remove or rename only their own
+                    Files.setAttribute(path, "unix:mode", CREATED_MODE);
+                    log.info("created export directory {} (mode {}: every user may create files; chmod it to restrict)",
+                            path, Integer.toOctalString(CREATED_MODE));
                 }
                 if (!Files.isDirectory(path)) {
                     throw new StartException("export '" + e.name() + "': " + path
@@ -50,7 +55,7 @@ final class OpenExports implements AutoCloseable {
                 out.paths.put(e.name(), path);
                 fs.getattr(fs.root());
                 log.info("export {}: path {}, volume id {}, nfs {}, state {}", e.name(), path,
-                        Integer.toUnsignedString(fs.volumeId(), 16), e.nfsPath(), state);
+                        io.rdmagate.gateway.http.Health.Export.volumeIdText(fs.volumeId()), e.nfsPath(), state);
             }
             return out;
         } catch (StartException x) {

@@ -102,6 +102,18 @@ class GatewayRuntimeTest {
     }
 
     @Test
+    void aCreatedExportDirectoryIsWritableByEveryUserLikeTmp() throws Exception {
+        Path export = dir.resolve("data");
+        GatewayRuntime g = GatewayRuntime.start(config(freePort(), export), e -> true, List.of(),
+                new PortPlanner(new Privileges(false, 1024), () -> false), LOOPBACK);
+        try {
+            assertEquals(01777, (Integer) Files.getAttribute(export, "unix:mode") & 07777);
+        } finally {
+            g.stop(Duration.ZERO);
+        }
+    }
+
+    @Test
     void aMissingExportDirectoryIsAStartError() throws Exception {
         StartException e = assertThrows(StartException.class, () -> GatewayRuntime.start(
                 config(freePort(), dir.resolve("absent")), x -> false, List.of(),

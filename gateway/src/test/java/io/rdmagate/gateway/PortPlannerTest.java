@@ -111,15 +111,22 @@ class PortPlannerTest {
     void clientCommandsFollowThePlan() throws Exception {
         GatewayConfig c = config("");
         Set<ListenerKind> all = EnumSet.allOf(ListenerKind.class);
+        var generated = java.util.Optional.of(java.nio.file.Path.of("state/smb-credentials"));
         List<String> unpriv = ClientCommands.of(c, new PortPlanner(UNPRIVILEGED, () -> false).plan(c.transports()), all,
-                "HOST");
+                "HOST", generated);
         assertTrue(unpriv.contains("mount -t nfs -o vers=3,port=2049,mountport=20048 HOST:/data /mnt"), unpriv.toString());
-        assertTrue(unpriv.contains("smbclient -p 10445 //HOST/data -U user"), unpriv.toString());
-        assertTrue(unpriv.contains("mount -t cifs -o port=10445,username=user //HOST/data /mnt"), unpriv.toString());
-        List<String> root = ClientCommands.of(c, new PortPlanner(ROOT, () -> false).plan(c.transports()), all, "HOST");
-        assertTrue(root.contains("smbclient //HOST/data -U user"), root.toString());
+        assertTrue(unpriv.contains("smbclient -p 10445 //HOST/data -A ./state/smb-credentials"), unpriv.toString());
+        String abs = java.nio.file.Path.of("state/smb-credentials").toAbsolutePath().toString();
+        assertTrue(unpriv.contains("mount -t cifs -o port=10445,credentials=" + abs + " //HOST/data /mnt"),
+                unpriv.toString());
+        GatewayConfig alice = config("users:\n  - {name: alice, uid: 1000, gid: 1000, ntHash: "
+                + "8846F7EAEE8FB117AD06BDD830B7586C}\n");
+        List<String> root = ClientCommands.of(alice, new PortPlanner(ROOT, () -> false).plan(alice.transports()), all,
+                "HOST", java.util.Optional.empty());
+        assertTrue(root.contains("smbclient //HOST/data -U alice"), root.toString());
+        assertTrue(root.contains("mount -t cifs -o username=alice //HOST/data /mnt"), root.toString());
         List<String> nfsOnly = ClientCommands.of(c, new PortPlanner(ROOT, () -> false).plan(c.transports()),
-                EnumSet.of(ListenerKind.NFS, ListenerKind.MOUNT), "HOST");
+                EnumSet.of(ListenerKind.NFS, ListenerKind.MOUNT), "HOST", generated);
         assertEquals(List.of("mount -t nfs -o vers=3,port=2049,mountport=20048 HOST:/data /mnt"), nfsOnly,
                 "only what this build serves");
     }
@@ -131,7 +138,7 @@ class PortPlannerTest {
             int port = taken.getLocalPort();
             ListenerPlan p = plan(UNPRIVILEGED, false, "transports:\n  nfs: {port: " + port + "}\n  smb: {enabled: false}\n");
             StartException e = assertThrows(StartException.class,
-                    () -> p.bindCheck(LOOPBACK, EnumSet.of(ListenerKind.NFS)));
+                    () -> p.bindCheck(k -> LOOPBACK, EnumSet.of(ListenerKind.NFS)));
             assertTrue(e.getMessage().contains("port " + port), e.getMessage());
             assertTrue(e.getMessage().contains("nfs/tcp"), e.getMessage());
             assertTrue(e.getMessage().contains("set at t.yaml:8"), e.getMessage());
@@ -147,10 +154,10 @@ class PortPlannerTest {
             free = s.getLocalPort();
         }
         ListenerPlan p = plan(UNPRIVILEGED, false, "transports:\n  nfs: {port: " + free + "}\n  smb: {enabled: false}\n");
-        p.bindCheck(LOOPBACK, Set.of(ListenerKind.NFS));
+        p.bindCheck(k -> LOOPBACK, Set.of(ListenerKind.NFS));
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress(LOOPBACK, free));
-            p.bindCheck(LOOPBACK, Set.of());
+            p.bindCheck(k -> LOOPBACK, Set.of());
         }
     }
 

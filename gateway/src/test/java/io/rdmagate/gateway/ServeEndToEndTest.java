@@ -64,6 +64,9 @@ class ServeEndToEndTest {
             assertEquals(0, p.exitValue(), log);
             assertTrue(log.contains("protocol services in this build: nfs"), log);
             assertTrue(!log.contains("listening: nfs/"), "NFS is disabled in this configuration: " + log);
+            assertTrue(log.contains("protocol service nfs: disabled in the configuration"), log);
+            assertTrue(!log.contains("protocol service nfs stopped"), "a disabled service is not stopped: " + log);
+            assertTrue(!log.contains("port plan:"), "no listener is planned: " + log);
             assertTrue(log.contains("SIGTERM received, stopping"), log);
             assertTrue(log.contains("export data closed"), log);
             assertTrue(log.contains("rdmagate stopped"), log);

@@ -71,7 +71,7 @@ public final class NfsService implements ProtocolService {
                 .maxIoSize(limits.maxIoSize())
                 .limits(RpcLimits.DEFAULT.withMaxRecordSize(limits.maxRecordSize())
                         .withMaxConnections(limits.maxConnections()))
-                .address(context.bindAddress())
+                .address(context.bindAddress(ListenerKind.NFS))
                 .ports(port(plan, ListenerKind.NFS), port(plan, ListenerKind.MOUNT), port(plan, ListenerKind.NLM),
                         port(plan, ListenerKind.NSM))
                 .rpcbind(mode, Math.max(0, port(plan, ListenerKind.RPCBIND)))

@@ -39,6 +39,10 @@ public record GatewayConfig(String source, Path stateDir, HttpConfig http, List<
         return new GatewayConfig(source, dir, http, exports, shares, smb, users, transports, limits);
     }
 
+    public GatewayConfig withUsers(List<UserEntry> u) {
+        return new GatewayConfig(source, stateDir, http, exports, shares, smb, u, transports, limits);
+    }
+
     public GatewayConfig withHttp(HttpConfig h) {
         return new GatewayConfig(source, stateDir, h, exports, shares, smb, users, transports, limits);
     }

@@ -1,10 +1,17 @@
 package io.rdmagate.gateway.config;
 
-/** The protocol listeners and their ports. */
+import java.net.InetAddress;
+
+/** The protocol listeners, their ports and the address each protocol listens on. */
 public record TransportsConfig(Nfs nfs, Rpcbind rpcbind, Smb smb) {
 
-    /** NFS over TCP and RDMA, with its side protocols MOUNT, NLM and NSM. */
-    public record Nfs(boolean enabled, Port port, Port rdmaPort, Port mountPort, Port nlmPort, Port nsmPort) {
+    /**
+     * NFS over TCP and RDMA, with its side protocols MOUNT, NLM and NSM and the embedded rpcbind.
+     *
+     * @param address where they listen; null for every interface
+     */
+    public record Nfs(boolean enabled, InetAddress address, Port port, Port rdmaPort, Port mountPort, Port nlmPort,
+            Port nsmPort) {
     }
 
     /**
@@ -15,7 +22,11 @@ public record TransportsConfig(Nfs nfs, Rpcbind rpcbind, Smb smb) {
         public enum Mode { AUTO, EMBEDDED, SYSTEM, OFF }
     }
 
-    /** SMB over TCP, and SMB Direct (RDMA). */
-    public record Smb(boolean enabled, Port port, Port directPort) {
+    /**
+     * SMB over TCP, and SMB Direct (RDMA).
+     *
+     * @param address where it listens; null for every interface
+     */
+    public record Smb(boolean enabled, InetAddress address, Port port, Port directPort) {
     }
 }

@@ -3,6 +3,7 @@ package io.rdmagate.gateway.cli;
 import io.rdmagate.gateway.Main;
 import io.rdmagate.gateway.config.ConfigParser;
 import io.rdmagate.gateway.config.UserEntry;
+import io.rdmagate.gateway.users.HostAccounts;
 import io.rdmagate.gateway.users.NtHash;
 import io.rdmagate.gateway.users.UsersFile;
 import java.nio.file.Files;
@@ -32,7 +33,8 @@ public final class UserAddCommand implements Callable<Integer> {
     Path config;
 
     @Option(names = "--uid", paramLabel = "N",
-            description = "POSIX uid the user acts as (default: kept when replacing, else the first free from 1000).")
+            description = "POSIX uid the user acts as (default: kept when replacing, else the first from 1000 that"
+                    + " neither a host account nor another SMB user has).")
     Integer uid;
 
     @Option(names = "--gid", paramLabel = "N", description = "POSIX gid the user acts as (default: kept when replacing, else the uid).")
@@ -55,7 +57,9 @@ public final class UserAddCommand implements Callable<Integer> {
         boolean existed = Files.exists(file);
         List<UserEntry> users = existed ? UsersFile.list(file) : List.of();
         Optional<UserEntry> old = users.stream().filter(u -> u.name().equalsIgnoreCase(name)).findFirst();
-        int u = uid != null ? uid : old.map(UserEntry::uid).orElseGet(() -> firstFreeUid(users));
+        HostAccounts host = HostAccounts.read();
+        int u = uid != null ? uid : old.map(UserEntry::uid)
+                .orElseGet(() -> host.firstFreeUid(c -> users.stream().anyMatch(x -> x.uid() == c)));
         int g = gid != null ? gid : old.map(UserEntry::gid).orElse(u);
         char[] password = passwordStdin ? PasswordInput.fromStream(System.in) : PasswordInput.fromTerminal(name);
         String hash;
@@ -71,18 +75,9 @@ public final class UserAddCommand implements Callable<Integer> {
         }
         out.println((outcome == UsersFile.Outcome.ADDED ? "added" : "replaced") + " user " + name + " (uid " + u
                 + ", gid " + g + ") in " + file);
+        host.nameOf(u).ifPresent(account -> out.println("note: uid " + u + " is the host account '" + account
+                + "': files this SMB user creates belong to it, and it may open that account's files"));
         out.flush();
         return 0;
-    }
-
-    private static int firstFreeUid(List<UserEntry> users) {
-        int u = 1000;
-        while (true) {
-            int c = u;
-            if (users.stream().noneMatch(x -> x.uid() == c)) {
-                return u;
-            }
-            u++;
-        }
     }
 }

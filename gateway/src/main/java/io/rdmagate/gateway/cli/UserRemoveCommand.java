@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "remove", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(name = "remove", aliases = "del", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Removes an SMB user from the configuration file; everything else in the file stays.")
 public final class UserRemoveCommand implements Callable<Integer> {
     @Spec

@@ -109,17 +109,24 @@ public final class ConfigParser {
         }
 
         private HttpConfig http(YamlMap m) throws ConfigException {
-            String a = m.string("address", "127.0.0.1");
-            int line = m.lineOf("address");
-            InetAddress address;
-            try {
-                address = a.equals("localhost") ? InetAddress.getLoopbackAddress() : InetAddress.ofLiteral(a);
-            } catch (IllegalArgumentException e) {
-                throw m.error(line, "http.address '" + a + "' is not an IP address");
-            }
+            InetAddress address = address(m, "http", "127.0.0.1");
             int port = (int) m.integer("port", HttpConfig.DEFAULT_PORT, 0, 65535);
             m.finish("address", "port");
             return new HttpConfig(address, port);
+        }
+
+        /** An IP address literal (or "localhost"); {@code dflt} null: absent means null (every interface). */
+        private static InetAddress address(YamlMap m, String where, String dflt) throws ConfigException {
+            String a = m.string("address", dflt);
+            if (a == null) {
+                return null;
+            }
+            int line = m.lineOf("address");
+            try {
+                return a.equals("localhost") ? InetAddress.getLoopbackAddress() : InetAddress.ofLiteral(a);
+            } catch (IllegalArgumentException e) {
+                throw m.error(line, where + ".address '" + a + "' is not an IP address");
+            }
         }
 
         private List<ExportConfig> exports() throws ConfigException {
@@ -271,10 +278,10 @@ public final class ConfigParser {
 
         private TransportsConfig transports(YamlMap m) throws ConfigException {
             YamlMap nfs = m.map("nfs");
-            var nfsT = new TransportsConfig.Nfs(nfs.bool("enabled", true), nfs.port("port", 2049),
-                    nfs.port("rdmaPort", 20049), nfs.port("mountPort", 20048), nfs.port("nlmPort", 32803),
-                    nfs.port("nsmPort", 32765));
-            nfs.finish("enabled", "port", "rdmaPort", "mountPort", "nlmPort", "nsmPort");
+            var nfsT = new TransportsConfig.Nfs(nfs.bool("enabled", true), address(nfs, "transports.nfs", null),
+                    nfs.port("port", 2049), nfs.port("rdmaPort", 20049), nfs.port("mountPort", 20048),
+                    nfs.port("nlmPort", 32803), nfs.port("nsmPort", 32765));
+            nfs.finish("enabled", "address", "port", "rdmaPort", "mountPort", "nlmPort", "nsmPort");
             YamlMap rpc = m.map("rpcbind");
             Port rpcPort = rpc.port("port", 111);
             int modeLine = rpc.lineOf("mode");
@@ -288,9 +295,9 @@ public final class ConfigParser {
             }
             rpc.finish("port", "mode");
             YamlMap smb = m.map("smb");
-            var smbT = new TransportsConfig.Smb(smb.bool("enabled", true), smb.port("port", 445),
-                    smb.port("directPort", 5445));
-            smb.finish("enabled", "port", "directPort");
+            var smbT = new TransportsConfig.Smb(smb.bool("enabled", true), address(smb, "transports.smb", null),
+                    smb.port("port", 445), smb.port("directPort", 5445));
+            smb.finish("enabled", "address", "port", "directPort");
             m.finish("nfs", "rpcbind", "smb");
             return new TransportsConfig(nfsT, new TransportsConfig.Rpcbind(rpcPort, rpcMode), smbT);
         }

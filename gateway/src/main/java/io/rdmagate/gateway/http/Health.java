@@ -6,6 +6,10 @@ import java.util.List;
 /** What GET /health reports. */
 public record Health(String status, String version, Duration uptime, List<Export> exports, List<String> listeners) {
     public record Export(String name, String path, int volumeId) {
+        /** The one text form of a volume id, in the log and in /health: 8 lower-case hex digits. */
+        public static String volumeIdText(int volumeId) {
+            return "%08x".formatted(volumeId);
+        }
     }
 
     public Health {
@@ -21,7 +25,7 @@ public record Health(String status, String version, Duration uptime, List<Export
                 .key("exports").begin('[');
         for (Export e : exports) {
             j.begin('{').key("name").value(e.name()).key("path").value(e.path())
-                    .key("volumeId").value(Integer.toUnsignedLong(e.volumeId())).end('}');
+                    .key("volumeId").value(Export.volumeIdText(e.volumeId())).end('}');
         }
         j.end(']').key("listeners").begin('[');
         for (String l : listeners) {

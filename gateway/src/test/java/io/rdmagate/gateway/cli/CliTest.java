@@ -42,7 +42,7 @@ class CliTest {
 
     private static List<CommandLine> allCommands(CommandLine c) {
         List<CommandLine> all = new ArrayList<>(List.of(c));
-        c.getSubcommands().values().forEach(s -> all.addAll(allCommands(s)));
+        c.getSubcommands().values().stream().distinct().forEach(s -> all.addAll(allCommands(s))); // aliases repeat
         return all;
     }
 
@@ -105,16 +105,21 @@ class CliTest {
     void userAddListRemove() throws Exception {
         Path file = dir.resolve("gw.yaml");
         String cfg = file.toString();
+        int free = io.rdmagate.gateway.users.HostAccounts.read().firstFreeUid(u -> false);
         Run add = withStdin("password\n", "user", "add", "alice", "--config", cfg, "--password-stdin");
         assertEquals(0, add.code(), add.err());
         assertTrue(add.out().contains("created " + cfg), add.out());
-        assertTrue(add.out().contains("added user alice (uid 1000, gid 1000)"), add.out());
+        assertTrue(add.out().contains("added user alice (uid " + free + ", gid " + free + ")"),
+                "the first uid no host account has: " + add.out());
         Run bob = withStdin("pw\r\n", "user", "add", "bob", "--config", cfg, "--password-stdin", "--uid", "2000", "--gid", "50");
         assertEquals(0, bob.code(), bob.err());
         Run again = withStdin("Xq7-other-pw\n", "user", "add", "alice", "--config", cfg, "--password-stdin");
-        assertTrue(again.out().contains("replaced user alice (uid 1000, gid 1000)"), again.out());
+        assertTrue(again.out().contains("replaced user alice (uid " + free + ", gid " + free + ")"), again.out());
         List<UserEntry> users = ConfigParser.parse(file).users();
         assertEquals(2, users.size());
+        Run root = withStdin("pw\n", "user", "add", "carol", "--config", cfg, "--password-stdin", "--uid", "0");
+        assertTrue(root.out().contains("note: uid 0 is the host account 'root'"), "never silently: " + root.out());
+        assertEquals(0, run("user", "del", "carol", "--config", cfg).code());
         assertEquals(new UserEntry("bob", 2000, 50, NtHash.of("pw".toCharArray())), users.get(1),
                 "the line end is not part of the password");
         assertEquals(NtHash.of("Xq7-other-pw".toCharArray()), users.get(0).ntHash());

@@ -34,7 +34,15 @@ class ConfigParserTest {
         assertEquals(Path.of("data"), e.path());
         assertEquals("/data", e.nfsPath());
         assertFalse(e.readOnly());
-        ClientRule r = e.clients().getFirst();
+        assertEquals(3, e.clients().size());
+        for (ClientRule local : e.clients().subList(0, 2)) {
+            assertTrue(local.match().matches(InetAddress.getLoopbackAddress()) || local.match().text().equals("::1"));
+            assertFalse(local.rootSquash(), "root on this host is root");
+            assertEquals(ClientRule.Access.RW, local.access());
+        }
+        assertTrue(e.clients().get(0).match().matches(InetAddress.ofLiteral("127.0.0.1")));
+        assertTrue(e.clients().get(1).match().matches(InetAddress.ofLiteral("::1")));
+        ClientRule r = e.clients().get(2);
         assertEquals(AddressMatch.ANY, r.match());
         assertEquals(ClientRule.Access.RW, r.access());
         assertTrue(r.rootSquash());
@@ -54,6 +62,8 @@ class ConfigParserTest {
         assertEquals(Port.defaulted(111), t.rpcbind().port());
         assertEquals(TransportsConfig.Rpcbind.Mode.AUTO, t.rpcbind().mode());
         assertEquals(Port.defaulted(445), t.smb().port());
+        assertEquals(null, t.nfs().address(), "every interface");
+        assertEquals(null, t.smb().address(), "every interface");
         assertEquals(Port.defaulted(5445), t.smb().directPort());
         assertEquals(PoolLimits.DEFAULT, c.limits().pool());
         assertEquals(1024, c.limits().maxConnections());
@@ -167,6 +177,24 @@ class ConfigParserTest {
         assertError(MINIMAL.replace("\"*\"", "10.0.0.0/33"), 5, "bad prefix length");
         assertError(MINIMAL.replace("\"*\"", "fileserver.example"), 5, "host names are not accepted");
         assertError(MINIMAL + "http: {address: example.org}\n", 6, "not an IP address");
+        assertError(MINIMAL + "transports:\n  smb: {address: nas}\n", 7, "transports.smb.address 'nas' is not an IP address");
+    }
+
+    @Test
+    void eachProtocolListensWhereItsAddressSays() throws Exception {
+        GatewayConfig c = ConfigParser.parse("t.yaml", MINIMAL
+                + "transports:\n  nfs: {address: 127.0.0.2}\n  smb: {address: \"::1\"}\n");
+        InetAddress any = InetAddress.ofLiteral("0.0.0.0");
+        var t = c.transports();
+        assertEquals(InetAddress.ofLiteral("127.0.0.2"), io.rdmagate.gateway.GatewayContext.bindAddress(t,
+                io.rdmagate.gateway.ListenerKind.MOUNT, any));
+        assertEquals(InetAddress.ofLiteral("127.0.0.2"), io.rdmagate.gateway.GatewayContext.bindAddress(t,
+                io.rdmagate.gateway.ListenerKind.RPCBIND, any));
+        assertEquals(InetAddress.ofLiteral("::1"), io.rdmagate.gateway.GatewayContext.bindAddress(t,
+                io.rdmagate.gateway.ListenerKind.SMB, any));
+        GatewayConfig d = ConfigParser.parse("t.yaml", MINIMAL);
+        assertEquals(any, io.rdmagate.gateway.GatewayContext.bindAddress(d.transports(),
+                io.rdmagate.gateway.ListenerKind.SMB, any), "no address: the gateway's default");
     }
 
     @Test

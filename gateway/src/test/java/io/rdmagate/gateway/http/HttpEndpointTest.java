@@ -57,7 +57,7 @@ class HttpEndpointTest {
         assertEquals(200, r.statusCode());
         assertEquals("application/json", r.headers().firstValue("Content-Type").orElseThrow());
         assertEquals("{\"status\":\"up\",\"version\":\"test\",\"uptimeSeconds\":3,\"exports\":[{\"name\":\"data\","
-                + "\"path\":\"/srv/\\\"data\\\"\",\"volumeId\":4294967294}],\"listeners\":[\"http/tcp on 127.0.0.1:1\"]}",
+                + "\"path\":\"/srv/\\\"data\\\"\",\"volumeId\":\"fffffffe\"}],\"listeners\":[\"http/tcp on 127.0.0.1:1\"]}",
                 r.body());
     }
 
