@@ -16,7 +16,11 @@ public record BoundListener(String protocol, String transport, InetSocketAddress
 
     /** "127.0.0.1:2049", "[::1]:2049": the numeric address, never a looked-up name. */
     public static String hostPort(InetSocketAddress a) {
-        String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+        java.net.InetAddress ip = a.getAddress();
+        String host = ip == null ? a.getHostString()
+                : ip instanceof java.net.Inet6Address && ip.isAnyLocalAddress() ? "::"
+                : ip instanceof java.net.Inet6Address && ip.isLoopbackAddress() ? "::1"
+                : ip.getHostAddress();
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 }

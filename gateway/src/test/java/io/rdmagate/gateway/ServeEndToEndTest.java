@@ -58,6 +58,12 @@ class ServeEndToEndTest {
             assertTrue(health.body().contains("\"status\":\"up\""), health.body());
             assertTrue(health.body().contains("\"name\":\"data\""), health.body());
 
+            var probe = new java.io.StringWriter();
+            var cli = Main.commandLine();
+            cli.setOut(new java.io.PrintWriter(probe));
+            assertEquals(0, cli.execute("health", "--http", "127.0.0.1:" + port), "rdmagate health: " + probe);
+            assertTrue(probe.toString().contains("\"status\":\"up\""), probe.toString());
+
             p.destroy(); // SIGTERM
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not stop: " + Files.readString(out));
             String log = Files.readString(out);
@@ -71,6 +77,9 @@ class ServeEndToEndTest {
             assertTrue(log.contains("export data closed"), log);
             assertTrue(log.contains("rdmagate stopped"), log);
             assertTrue(Files.isDirectory(state.resolve("exports").resolve("data")), "handle store directory");
+            cli.setErr(new java.io.PrintWriter(new java.io.StringWriter()));
+            assertEquals(1, cli.execute("health", "--http", "127.0.0.1:" + port, "--timeout", "2"),
+                    "a stopped gateway is not healthy");
         } finally {
             p.destroyForcibly();
         }
