@@ -272,7 +272,7 @@ public final class SmbServer implements AutoCloseable {
             }
             vfs.locks().forget(f.fileId);
         } catch (VfsException e) {
-            log.debug("delete on close of {} failed: {}", f.name, e.getMessage());
+            log.warn("delete on close of {} failed: {}", f.name, e.getMessage());
         }
     }
 }

@@ -178,6 +178,7 @@ public final class Create implements Command {
             if ((node.attributes().dosAttributes() & DosAttributes.READONLY) != 0) {
                 throw new SmbException(CANNOT_DELETE, req.name() + " is read-only");
             }
+            requireMayDelete(vfs, caller, parent, node.attributes());
         }
         Plan p = new Plan(vfs, caller, node, dir, desired, req.shareAccess(), parent, name, String.join("\\", comps),
                 truncate, deleteOnClose, action, req.context(CreateContext.MXAC) != null,
@@ -454,4 +455,23 @@ public final class Create implements Command {
                 4096, 0, DosAttributes.NORMAL, o.fileId(), List.of())));
     }
 
+
+    /**
+     * Delete access to a name (MS-FSA 2.1.5.1.2.1, the DELETE right or the parent's
+     * FILE_DELETE_CHILD), in POSIX terms: the caller may unlink it from its directory (write and
+     * search on the directory; in a sticky directory, only the owner of the file or directory).
+     * Checked when delete is asked for, so that a delete the close could not carry out is refused
+     * up front rather than reported done.
+     */
+    static void requireMayDelete(VirtualFileSystem vfs, Caller caller, FileHandle parent,
+            io.rdmagate.vfs.FileAttributes victim) throws SmbException, VfsException {
+        if (parent == null) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "delete of the share root");
+        }
+        try {
+            io.rdmagate.vfs.support.Permissions.requireUnlink(caller, vfs.getattr(parent), victim);
+        } catch (VfsException e) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, e.getMessage());
+        }
+    }
 }

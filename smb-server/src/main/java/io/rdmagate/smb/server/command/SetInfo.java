@@ -161,6 +161,7 @@ public final class SetInfo implements Command {
                     && !vfs.readdir(caller, o.handle(), 0, 0, 1, false).entries().isEmpty()) {
                 throw new SmbException(NtStatus.DIRECTORY_NOT_EMPTY, "directory is not empty");
             }
+            Create.requireMayDelete(vfs, caller, o.parentHandle(), a);
         }
         c.server.opens().setDeletePending(o, delete);
     }
