@@ -27,10 +27,10 @@ import java.nio.ByteBuffer;
  *
  * <p>Where the bytes travel: the data stays in the receive buffers it arrived in. A payload in one
  * direct buffer is lent to the vfs as it lies and {@code pwrite} takes it from there; a payload
- * split across several direct receive buffers (a large record read in pieces) is written piece by
- * piece at consecutive offsets, unstably, then committed once if the client asked for DATA_SYNC or
- * FILE_SYNC. Only a payload on the Java heap is copied, once, into pool memory, and counted in
- * {@code PayloadCopies} under "tcp". FILE_SYNC and DATA_SYNC reach stable storage before the reply.
+ * split across several direct receive buffers (a large record read in pieces) is lent as a list of
+ * segments and written with one {@code pwritev}. Only a payload on the Java heap is copied, once,
+ * into pool memory, and counted in {@code PayloadCopies} under "tcp". FILE_SYNC and DATA_SYNC
+ * reach stable storage before the reply.
  */
 public final class Nfs3Write extends Nfs3Procedure {
     private static final MemorySegment EMPTY = Arena.global().allocate(8).asSlice(0, 0);
