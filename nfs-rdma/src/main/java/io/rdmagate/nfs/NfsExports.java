@@ -1,5 +1,6 @@
 package io.rdmagate.nfs;
 
+import io.rdmagate.gateway.log.RateLimitedLog;
 import io.rdmagate.vfs.FileHandle;
 import io.rdmagate.vfs.VfsError;
 import io.rdmagate.vfs.VfsException;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.LoggerFactory;
 
 /**
  * The exports the NFS server serves, and the wire form of their file handles.
@@ -39,6 +41,10 @@ public final class NfsExports {
 
     private final List<NfsExport> exports;
     private final NfsExport[] byId = new NfsExport[256];
+    private final RateLimitedLog denials = RateLimitedLog.perMinute(LoggerFactory.getLogger(SECURITY_LOG));
+
+    /** The logger of refused mounts and access denials (rate-limited per client address). */
+    public static final String SECURITY_LOG = "io.rdmagate.security";
 
     public NfsExports(List<NfsExport> exports) {
         this.exports = Collections.unmodifiableList(new ArrayList<>(exports));
@@ -48,6 +54,11 @@ public final class NfsExports {
             }
             byId[e.id()] = e;
         }
+    }
+
+    /** Where refused mounts and access denials of these exports' clients are logged, rate-limited per client. */
+    public RateLimitedLog denials() {
+        return denials;
     }
 
     public List<NfsExport> all() {

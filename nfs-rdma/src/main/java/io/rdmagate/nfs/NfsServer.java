@@ -1,5 +1,7 @@
 package io.rdmagate.nfs;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmagate.nfs.mount.Mount;
 import io.rdmagate.nfs.mount.MountProgram;
 import io.rdmagate.nfs.v3.Nfs3;
@@ -43,6 +45,7 @@ public final class NfsServer implements AutoCloseable {
     private RpcbindServer rpcbind;
     private PortAdvertiser advertiser;
     private Nlm nlm;
+    private NfsMetrics metrics;
     private io.rdmagate.rpcrdma.server.RpcRdmaServer rdma;
 
     /** The NLM and NSM programs, built by the nlm package around the same exports. */
@@ -104,6 +107,7 @@ public final class NfsServer implements AutoCloseable {
         private NfsExports exports;
         private IoMemoryPool pool;
         private PayloadCopies copies = new PayloadCopies();
+        private MeterRegistry registry = new SimpleMeterRegistry();
         private int maxIoSize = 1 << 20;
         private RpcLimits limits = RpcLimits.DEFAULT;
         private InetAddress address = InetAddress.getLoopbackAddress();
@@ -135,6 +139,12 @@ public final class NfsServer implements AutoCloseable {
 
         public Builder payloadCopies(PayloadCopies c) {
             this.copies = c;
+            return this;
+        }
+
+        /** Where the NFS meters are registered ({@link NfsMetrics}); a registry of the server's own by default. */
+        public Builder metrics(MeterRegistry r) {
+            this.registry = r;
             return this;
         }
 
@@ -210,6 +220,7 @@ public final class NfsServer implements AutoCloseable {
             case SYSTEM -> advertiser = PortAdvertiser.system(RpcbindClient.system());
             case OFF -> advertiser = PortAdvertiser.none();
         }
+        metrics = new NfsMetrics(b.registry, b.exports.denials());
         ConnectionAccounts accounts = new ConnectionAccounts(b.pool);
         RpcServer nfs = serve(b, "nfs", new Nfs3Program(b.exports, accounts, b.copies, b.maxIoSize), b.nfsPort, false);
         advertiser.advertise(Nfs3.PROGRAM, Nfs3.VERSION, "tcp", nfs.port());
@@ -247,7 +258,7 @@ public final class NfsServer implements AutoCloseable {
                 : new io.rdmagate.oncrpc.server.DuplicateRequestCache(l.drcEntries(), l.drcMaxAge(),
                         l.drcChecksumBytes(), b.copies);
         io.rdmagate.oncrpc.server.RpcDispatcher d = new io.rdmagate.oncrpc.server.RpcDispatcher(drc,
-                io.netty.buffer.ByteBufAllocator.DEFAULT);
+                io.netty.buffer.ByteBufAllocator.DEFAULT, metrics.listener("nfs"));
         io.rdmagate.rpcrdma.server.RpcRdmaServer s = io.rdmagate.rpcrdma.server.RpcRdmaServer.create(b.rdmaDevice, d,
                 b.rdmaOptions, b.rdmaPool);
         d.register(new Nfs3Program(b.exports, new ConnectionAccounts(s.pool()), b.copies, b.maxIoSize));
@@ -267,7 +278,7 @@ public final class NfsServer implements AutoCloseable {
 
     private RpcServer serve(Builder b, String protocol, RpcProgram program, int port, boolean udp) throws IOException {
         RpcServer s = RpcServer.builder().program(program).limits(b.limits).payloadCopies(b.copies).udp(udp)
-                .bind(b.address, port);
+                .observer(metrics.listener(protocol)).bind(b.address, port);
         servers.add(s);
         listeners.add(new Listener(protocol, s.tcpAddress()));
         return s;

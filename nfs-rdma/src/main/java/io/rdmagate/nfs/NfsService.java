@@ -68,6 +68,7 @@ public final class NfsService implements ProtocolService {
                 .exports(new NfsExports(exports))
                 .pool(context.pool())
                 .payloadCopies(context.payloadCopies())
+                .metrics(context.metrics())
                 .maxIoSize(limits.maxIoSize())
                 .limits(RpcLimits.DEFAULT.withMaxRecordSize(limits.maxRecordSize())
                         .withMaxConnections(limits.maxConnections()))

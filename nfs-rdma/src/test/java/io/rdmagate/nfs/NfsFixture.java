@@ -28,9 +28,16 @@ final class NfsFixture implements AutoCloseable {
     final NfsServer server;
 
     NfsFixture(List<NfsExport> exports, Function<InetAddress, InetSocketAddress> clientRpcbind) throws Exception {
+        this(exports, clientRpcbind, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    }
+
+    /** With the NFS meters registered in {@code metrics}. */
+    NfsFixture(List<NfsExport> exports, Function<InetAddress, InetSocketAddress> clientRpcbind,
+            io.micrometer.core.instrument.MeterRegistry metrics) throws Exception {
         this.exports = new NfsExports(exports);
         this.server = NfsServer.builder().exports(this.exports).pool(pool).payloadCopies(copies).maxIoSize(1 << 20)
-                .address(LOOPBACK).ports(0, 0, 0, 0).nlm(e -> new NlmService(e, clientRpcbind)).start();
+                .metrics(metrics).address(LOOPBACK).ports(0, 0, 0, 0).nlm(e -> new NlmService(e, clientRpcbind))
+                .start();
     }
 
     static ClientRule rule(String match, ClientRule.Access access, boolean rootSquash, boolean allSquash) {

@@ -45,6 +45,8 @@ class NfsOverRdmaTest {
     LoopbackDevice clientDevice;
     final IoMemoryPool tcpPool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
     final PayloadCopies copies = new PayloadCopies();
+    final io.micrometer.core.instrument.simple.SimpleMeterRegistry metrics =
+            new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
     NfsExports exports;
     NfsServer server;
     RpcRdmaClient rdma;
@@ -59,7 +61,7 @@ class NfsOverRdmaTest {
         serverDevice = fabric.device("server");
         clientDevice = fabric.device("client");
         server = NfsServer.builder().exports(exports).pool(tcpPool).payloadCopies(copies).maxIoSize(1 << 20)
-                .address(NfsFixture.LOOPBACK).ports(0, 0, -1, -1)
+                .metrics(metrics).address(NfsFixture.LOOPBACK).ports(0, 0, -1, -1)
                 .rdma(serverDevice, 0, RpcRdmaOptions.DEFAULT, PoolLimits.DEFAULT).start();
         root = Nfs3Client.mount(new InetSocketAddress(NfsFixture.LOOPBACK, server.port("mount")), "/data",
                 NfsFixture.ROOT);
@@ -144,6 +146,19 @@ class NfsOverRdmaTest {
         // zero copies in the gateway: RDMA Read placed WRITE data in registered memory that pwrite
         // took as it lay; READ data was pread into registered memory and RDMA-Written from there
         assertEquals(copiesBefore, copies.total(), copies.snapshot().toString());
+
+        // the one dispatch path counts RDMA calls as it counts TCP ones
+        assertEquals(1.0, metrics.get("rdmagate.nfs.requests").tags("program", "nfs", "procedure", "READ", "status",
+                "NFS3_OK").counter().count());
+        assertEquals(1.0, metrics.get("rdmagate.nfs.requests").tags("program", "nfs", "procedure", "WRITE", "status",
+                "NFS3_OK").counter().count());
+        assertTrue(metrics.get("rdmagate.nfs.bytes.sent").tags("transport", "rdma").counter().count() >= data.length);
+        assertTrue(metrics.get("rdmagate.nfs.bytes.received").tags("transport", "rdma").counter().count()
+                >= data.length, "the read chunk is part of the call");
+        assertEquals(1.0, metrics.get("rdmagate.nfs.connections").tags("listener", "nfs", "transport", "rdma").gauge()
+                .value());
+        assertEquals(1.0, metrics.get("rdmagate.nfs.connections.accepted").tags("listener", "nfs", "transport", "rdma")
+                .counter().count());
     }
 
     @Test

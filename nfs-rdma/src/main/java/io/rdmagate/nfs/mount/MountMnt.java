@@ -74,6 +74,7 @@ final class MountMnt implements MountProcedure {
         }
         Optional<ClientRule> rule = export.ruleFor(call.connection().peer().getAddress());
         if (rule.isEmpty()) {
+            refused(exports, call, path, "matches no client rule of export " + export.config().name());
             throw new MountException(Mount.MNT3ERR_ACCES);
         }
         if (rest.isEmpty()) {
@@ -87,6 +88,9 @@ final class MountMnt implements MountProcedure {
             }
             return NfsExports.wire(export, n.handle());
         } catch (VfsException e) {
+            if (e.error() == io.rdmagate.vfs.VfsError.ACCESS || e.error() == io.rdmagate.vfs.VfsError.ESCAPE) {
+                refused(exports, call, path, "may not reach it (" + e.error() + ")");
+            }
             throw new MountException(switch (e.error()) {
                 case NOT_FOUND -> Mount.MNT3ERR_NOENT;
                 case NOT_DIRECTORY -> Mount.MNT3ERR_NOTDIR;
@@ -96,6 +100,15 @@ final class MountMnt implements MountProcedure {
                 default -> Mount.MNT3ERR_IO;
             });
         }
+    }
+
+    /** A refused mount is logged (rate-limited per client) with the client's address, uid and the path. */
+    private static void refused(NfsExports exports, RpcCall call, String path, String why) {
+        String client = call.connection().peer().getAddress().getHostAddress();
+        io.rdmagate.oncrpc.rpc.AuthSys a = call.authSys();
+        exports.denials().log(io.rdmagate.gateway.log.RateLimitedLog.Level.WARN, client,
+                "MOUNT of {} refused: client {} (uid {}) {}", path, client,
+                a == null ? "none" : Integer.toUnsignedString(a.uid()), why);
     }
 
     private static final class MountException extends Exception {

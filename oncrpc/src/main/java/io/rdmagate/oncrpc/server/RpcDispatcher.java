@@ -33,11 +33,23 @@ public final class RpcDispatcher {
     private final Map<Integer, RpcProgram> programs = new ConcurrentHashMap<>();
     private final DuplicateRequestCache drc;
     private final ByteBufAllocator alloc;
+    private final RpcObserver observer;
 
     /** @param drc null to run without a duplicate request cache */
     public RpcDispatcher(DuplicateRequestCache drc, ByteBufAllocator alloc) {
+        this(drc, alloc, RpcObserver.NONE);
+    }
+
+    /** @param observer told of every record handled (metrics); {@link RpcObserver#NONE} for none */
+    public RpcDispatcher(DuplicateRequestCache drc, ByteBufAllocator alloc, RpcObserver observer) {
         this.drc = drc;
         this.alloc = alloc;
+        this.observer = observer;
+    }
+
+    /** Who is told of the records handled, and of the connections of the transports that feed this dispatcher. */
+    public RpcObserver observer() {
+        return observer;
     }
 
     public RpcDispatcher register(RpcProgram program) {
@@ -60,25 +72,37 @@ public final class RpcDispatcher {
      * after this returns); its reader index moves.
      */
     public XdrMessage dispatch(ByteBuf record, Connection connection) {
+        long start = System.nanoTime();
+        int bytes = record.readableBytes();
         int at = record.readerIndex();
-        if (record.readableBytes() < 8 || record.getInt(at + 4) != Rpc.CALL) {
+        if (bytes < 8 || record.getInt(at + 4) != Rpc.CALL) {
+            observer.completed(connection, null, null, bytes, null, start);
             return null;
         }
         int xid = record.getInt(at);
         CallHeader h;
+        XdrMessage reply;
         try {
             h = new CallHeaderDecoder().decode(record);
         } catch (XdrException e) {
             LOG.debug("{}: garbage call header from {}: {}", connection.transport(), connection.peer(), e.getMessage());
-            return accepted(xid, Rpc.GARBAGE_ARGS);
+            reply = accepted(xid, Rpc.GARBAGE_ARGS);
+            observer.completed(connection, null, null, bytes, reply, start);
+            return reply;
         } catch (RpcRejectedException e) {
             LOG.debug("{}: call from {} denied: {}", connection.transport(), connection.peer(), e.getMessage());
-            return denied(xid, e);
+            reply = denied(xid, e);
+            observer.completed(connection, null, null, bytes, reply, start);
+            return reply;
         }
         RpcProgram p = programs.get(h.program());
-        if (p == null) {
-            return accepted(xid, Rpc.PROG_UNAVAIL);
-        }
+        reply = p == null ? accepted(xid, Rpc.PROG_UNAVAIL) : call(p, h, record, connection);
+        observer.completed(connection, p, h, bytes, reply, start);
+        return reply;
+    }
+
+    private XdrMessage call(RpcProgram p, CallHeader h, ByteBuf record, Connection connection) {
+        int xid = h.xid();
         if (h.version() < p.lowVersion() || h.version() > p.highVersion()) {
             return message(ReplyHeaders.progMismatch(alloc.buffer(32), xid, p.lowVersion(), p.highVersion()));
         }

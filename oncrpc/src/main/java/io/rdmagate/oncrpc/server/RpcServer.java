@@ -53,9 +53,9 @@ public final class RpcServer implements AutoCloseable {
         RpcLimits l = b.limits;
         DuplicateRequestCache drc = l.drcEntries() == 0 ? null
                 : new DuplicateRequestCache(l.drcEntries(), l.drcMaxAge(), l.drcChecksumBytes(), b.copies);
-        this.dispatcher = new RpcDispatcher(drc, alloc);
+        this.dispatcher = new RpcDispatcher(drc, alloc, b.observer);
         b.programs.forEach(dispatcher::register);
-        this.limiter = new ConnectionLimiter(l.maxConnections());
+        this.limiter = new ConnectionLimiter(l.maxConnections(), b.observer);
         try {
             tcp = new ServerBootstrap().group(group).channel(Transports.serverChannel())
                     .option(ChannelOption.SO_REUSEADDR, true)
@@ -154,6 +154,7 @@ public final class RpcServer implements AutoCloseable {
         private PayloadCopies copies = new PayloadCopies();
         private boolean udp;
         private int eventLoopThreads = 0;
+        private RpcObserver observer = RpcObserver.NONE;
 
         private Builder() {
         }
@@ -171,6 +172,12 @@ public final class RpcServer implements AutoCloseable {
         /** Where payload copies are counted (a server of its own by default). */
         public Builder payloadCopies(PayloadCopies c) {
             this.copies = c;
+            return this;
+        }
+
+        /** Who is told of every record and TCP connection (metrics); none by default. */
+        public Builder observer(RpcObserver o) {
+            this.observer = o;
             return this;
         }
 

@@ -23,7 +23,12 @@ public final class RecordMarkingEncoder extends ChannelOutboundHandlerAdapter {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof XdrMessage m) {
             ByteBuf mark = ctx.alloc().directBuffer(4).writeInt(0x80000000 | m.length());
-            ctx.write(m.toByteBuf(ctx.alloc(), mark), promise);
+            boolean payload = m.payload() != null;
+            ByteBuf record = m.toByteBuf(ctx.alloc(), mark);
+            // a socket channel copies a buffer that is not all direct into a new one before writing it:
+            // with a payload, that would be a copy of the payload (head and tail are pooled, direct)
+            assert !payload || record.isDirect() : "a heap part would have the transport copy the payload";
+            ctx.write(record, promise);
         } else {
             ctx.write(msg, promise);
         }

@@ -134,7 +134,9 @@ public final class RpcRdmaServer implements AutoCloseable {
     }
 
     void connectionClosed(ServerConnection c) {
-        connections.remove(c);
+        if (connections.remove(c)) {
+            dispatcher.observer().connectionClosed("rdma");
+        }
     }
 
     private void onRequest(ConnectionRequest request) {
@@ -165,6 +167,7 @@ public final class RpcRdmaServer implements AutoCloseable {
                 options.inlineReceive()).encode();
         try {
             connections.add(conn);
+            dispatcher.observer().connectionOpened("rdma");
             QueuePair qp = request.accept(config, ours, q -> {
                 conn.qp = q;
                 conn.connection = new Connection(ServerConnection.nextId(), request.remoteAddress(),

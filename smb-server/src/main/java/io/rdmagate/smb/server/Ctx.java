@@ -21,6 +21,8 @@ public final class Ctx {
     int treeIdUsed;
     boolean requestSigned;
     final boolean lastInCompound;
+    /** When the request was taken ({@link System#nanoTime()}), for the latency histogram. */
+    final long start = System.nanoTime();
 
     Ctx(SmbConnection conn, ByteBuffer msg, boolean encrypted, boolean lastInCompound) {
         this.conn = conn;

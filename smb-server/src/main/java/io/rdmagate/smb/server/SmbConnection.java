@@ -150,6 +150,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         client = r.getAddress();
         local = (InetSocketAddress) channel.localAddress();
         memory = server.config().pool().account("smb:" + r.getAddress().getHostAddress() + ":" + r.getPort());
+        server.metrics().connectionOpened();
         ctx.fireChannelActive();
     }
 
@@ -183,6 +184,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         for (SmbSession s : List.copyOf(sessions.values())) {
             endPrevious(s); // MS-SMB2 3.3.7.1: durable opens wait for their client; once per session
         }
+        server.metrics().connectionClosed();
         ctx.fireChannelInactive();
     }
 
@@ -234,6 +236,9 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         for (int i = 0; i < messages.size(); i++) {
             Ctx c = new Ctx(this, messages.get(i), encrypted, i == messages.size() - 1);
             handleOne(c, prev, i == 0);
+            if (!c.reply.disconnect && !(c.reply.asyncId != 0 && c.reply.status == NtStatus.PENDING)) {
+                server.metrics().request(Smb2Header.command(c.msg), c.reply.status, c.start); // async: when it completes
+            }
             if (c.reply.disconnect) {
                 releaseAll(done);
                 c.reply.releasePayload();
@@ -395,6 +400,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         List<ByteBuffer> parts = new ArrayList<>(done.size());
         List<Ctx> sent = new ArrayList<>(done.size());
         io.rdmagate.vfs.memory.IoMemory tailPayload = null;
+        long paddedPayload = 0; // payload bytes copied into the messages of a compound
         SmbSession encryptFor = encSession;
         int lastIndex = -1;
         for (int i = 0; i < done.size(); i++) {
@@ -418,7 +424,8 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
                 ByteBuffer padded = ByteBuffer.allocate(Wire.align8(len)).order(ByteOrder.LITTLE_ENDIAN);
                 padded.put(msg.duplicate());
                 if (payload != null) {
-                    server.config().copies().add("smb-tcp", payload.remaining());
+                    server.config().copies().add("tcp", payload.remaining());
+                    paddedPayload += payload.remaining();
                     padded.put(payload.duplicate());
                     c.reply.releasePayload();
                 }
@@ -456,44 +463,65 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         }
         if (encryptFor != null) {
             List<ByteBuffer> all = new ArrayList<>(parts);
+            long sealedPayload = paddedPayload;
             if (tailPayload != null) {
                 all.add(tailPayload.segment().asByteBuffer());
-                server.config().copies().add("smb-tcp", tailPayload.length());
+                sealedPayload += tailPayload.length();
             }
+            // Smb2Cipher.encrypt gathers the plaintext into an array, seals it into another and places
+            // that in the message: three copies of the payload before write() gathers it once more
+            server.config().copies().add("tcp", 3 * sealedPayload);
             ByteBuffer sealed = encryptFor.encryptor.encrypt(encryptFor.id, all.toArray(new ByteBuffer[0]));
             if (tailPayload != null) {
                 tailPayload.release();
             }
-            write(List.of(sealed), null);
+            write(List.of(sealed), null, sealedPayload);
             return;
         }
-        write(parts, tailPayload);
+        write(parts, tailPayload, paddedPayload);
     }
 
     private void write(List<ByteBuffer> parts, io.rdmagate.vfs.memory.IoMemory payload) {
-        long len = 0;
+        write(parts, payload, 0);
+    }
+
+    /**
+     * Sends one NetBIOS frame: the header and {@code parts} gathered into one pooled direct buffer,
+     * then {@code payload} (a READ's data) as a component of its own, sent from where it lies.
+     *
+     * <p>Why gather the parts: the messages are built in heap buffers, and a socket channel copies
+     * any buffer that is not all direct into a new direct one before writing it (Netty's
+     * filterOutboundMessage, for epoll and NIO alike), so one heap part in the composite would have
+     * the whole frame, payload included, copied again. Copying the small headers once keeps the
+     * payload out of that copy. {@code payloadInParts} is how many payload bytes the parts carry
+     * (a sealed message, a READ's data that was not last in its compound): their gathering is a
+     * payload copy and is counted under "tcp".
+     */
+    private void write(List<ByteBuffer> parts, io.rdmagate.vfs.memory.IoMemory payload, long payloadInParts) {
+        int partsLen = 0;
         for (ByteBuffer p : parts) {
-            len += p.remaining();
+            partsLen += p.remaining();
         }
-        ByteBuf payloadBuf = payload == null ? null : Unpooled.wrappedBuffer(payload.segment().asByteBuffer());
-        if (payloadBuf != null) {
-            len += payloadBuf.readableBytes();
+        long payloadLen = payload == null ? 0 : payload.length();
+        long len = partsLen + payloadLen;
+        server.metrics().sent(len + 4);
+        if (payloadInParts > 0) {
+            server.config().copies().add("tcp", payloadInParts);
         }
-        CompositeByteBuf out = channel.alloc().compositeDirectBuffer(parts.size() + 2);
-        ByteBuf nb = channel.alloc().buffer(4);
-        nb.writeByte(0).writeMedium((int) len);
-        out.addComponent(true, nb);
+        ByteBuf head = channel.alloc().directBuffer(4 + partsLen);
+        head.writeByte(0).writeMedium((int) len);
         for (ByteBuffer p : parts) {
-            out.addComponent(true, Unpooled.wrappedBuffer(p));
+            head.writeBytes(p.duplicate());
         }
-        if (payloadBuf != null) {
-            out.addComponent(true, payloadBuf);
+        if (payload == null) {
+            channel.writeAndFlush(head);
+            return;
         }
-        channel.writeAndFlush(out).addListener(f -> {
-            if (payload != null) {
-                payload.release();
-            }
-        });
+        CompositeByteBuf out = channel.alloc().compositeDirectBuffer(2);
+        out.addComponent(true, head);
+        out.addComponent(true, Unpooled.wrappedBuffer(payload.segment().asByteBuffer())); // direct: pool or mapped memory
+        assert out.isDirect() : "a heap component would have the transport copy the whole frame, payload included";
+        channel.writeAndFlush(out).addListener(f -> payload.release());
     }
 
     /** Sends an SMB2 message built outside a request (SMB1 upgrade, async completions). */
@@ -506,24 +534,30 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
      * signed (SessionId 0); on 3.x it is encrypted when the open's session or share asks for it.
      */
     void sendOplockBreak(Open o, int level) {
-        sendNotification(o, io.rdmagate.smb.mssmb2.Smb2OplockBreak.notification(level, o.fileId()));
+        if (sendNotification(o, io.rdmagate.smb.mssmb2.Smb2OplockBreak.notification(level, o.fileId()))) {
+            server.metrics().oplockBreak();
+        }
     }
 
     /** MS-SMB2 3.3.4.7: a Lease Break Notification goes out like an oplock break, on a connection of the lease's opens. */
     void sendLeaseBreak(Open o, ByteBuffer msg) {
-        sendNotification(o, msg);
+        if (sendNotification(o, msg)) {
+            server.metrics().leaseBreak();
+        }
     }
 
-    private void sendNotification(Open o, ByteBuffer msg) {
+    /** Whether it was sent (false: the connection is gone). */
+    private boolean sendNotification(Open o, ByteBuffer msg) {
         if (channel == null || !channel.isActive()) {
-            return;
+            return false;
         }
         SmbSession s = o.session;
         if (Smb2Dialect.is3(dialect) && s.encryptor != null && (s.encryptData || o.tree() != null && o.tree().encrypt())) {
             write(List.of(s.encryptor.encrypt(s.id, msg)), null);
-            return;
+            return true;
         }
         write(List.of(msg), null);
+        return true;
     }
 
     /** An operation answered later (MS-SMB2 3.3.4.2): CHANGE_NOTIFY, a blocking LOCK. */
@@ -536,6 +570,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         final boolean signed;
         final boolean encrypted;
         final int creditCharge;
+        final long start;
         volatile Runnable cancel = () -> { };
         private final java.util.concurrent.atomic.AtomicBoolean completed = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -548,6 +583,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
             this.signed = c.requestSigned;
             this.encrypted = c.encrypted;
             this.creditCharge = Smb2Header.creditCharge(c.msg);
+            this.start = c.start;
         }
 
         /** Runs the cancel action (CANCEL, connection loss). */
@@ -581,6 +617,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
                 r.bodyLength = 9;
             }
             Smb2Header.writeResponse(r.buf, command, r.status, creditCharge, 0, 0, messageId, asyncId, treeId, session.id);
+            server.metrics().request(command, r.status, start);
             ByteBuffer msg = r.buf.slice(0, Smb2Header.SIZE + r.bodyLength).order(ByteOrder.LITTLE_ENDIAN);
             if (encrypted || session.encryptData) {
                 Smb2Cipher enc = session.encryptor;

@@ -67,7 +67,7 @@ public final class SmbProtocolService implements ProtocolService {
             return List.of(); // SMB disabled in the configuration
         }
         PlannedPort p = planned.get();
-        server = SmbServer.start(config(context), context.bindAddress(ListenerKind.SMB), p.port());
+        server = SmbServer.start(config(context), context.bindAddress(ListenerKind.SMB), p.port(), context.metrics());
         return List.of(new BoundListener("smb", "tcp", server.localAddress()));
     }
 

@@ -15,6 +15,9 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rdmagate.gateway.log.RateLimitedLog;
 import io.rdmagate.smb.mssmb2.Smb2Command;
 import io.rdmagate.smb.server.command.Cancel;
 import io.rdmagate.smb.server.command.ChangeNotify;
@@ -69,8 +72,20 @@ public final class SmbServer implements AutoCloseable {
     private EventLoopGroup group;
     private Channel listener;
 
+    private final SmbMetrics metrics;
+    private final RateLimitedLog denials = RateLimitedLog.perMinute(LoggerFactory.getLogger(SECURITY_LOG));
+
+    /** The logger of failed logons and refused tree connects (rate-limited per client address). */
+    public static final String SECURITY_LOG = "io.rdmagate.security";
+
     public SmbServer(SmbServerConfig config) {
+        this(config, new SimpleMeterRegistry());
+    }
+
+    /** With the SMB meters ({@link SmbMetrics}) registered in {@code registry}. */
+    public SmbServer(SmbServerConfig config, MeterRegistry registry) {
         this.config = config;
+        this.metrics = new SmbMetrics(registry, this);
         this.opens = new OpenTable(config.oplockBreakTimeout());
         this.opens.oplocks().onDisconnected(this::closeDisconnected);
         this.throttle = new LogonThrottle(config.logonFailureDelay());
@@ -99,9 +114,34 @@ public final class SmbServer implements AutoCloseable {
     }
 
     public static SmbServer start(SmbServerConfig config, InetAddress address, int port) throws InterruptedException {
-        SmbServer s = new SmbServer(config);
+        return start(config, address, port, new SimpleMeterRegistry());
+    }
+
+    public static SmbServer start(SmbServerConfig config, InetAddress address, int port, MeterRegistry registry)
+            throws InterruptedException {
+        SmbServer s = new SmbServer(config, registry);
         s.bind(address, port);
         return s;
+    }
+
+    SmbMetrics metrics() {
+        return metrics;
+    }
+
+    /** Where failed logons and refused tree connects are logged, rate-limited per client address. */
+    public RateLimitedLog denials() {
+        return denials;
+    }
+
+    /** Sessions authenticated now, for the sessions gauge (read at scrape time, not on a hot path). */
+    int validSessions() {
+        int n = 0;
+        for (SmbSession s : globalSessions.values()) {
+            if (s.state == SmbSession.State.VALID) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private void bind(InetAddress address, int port) throws InterruptedException {
@@ -115,7 +155,8 @@ public final class SmbServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
-                        ch.pipeline().addLast(new NetBiosFrameDecoder(config.maxMessageSize()), new SmbConnection(SmbServer.this));
+                        ch.pipeline().addLast(new NetBiosFrameDecoder(config.maxMessageSize(), metrics, config.copies()),
+                                new SmbConnection(SmbServer.this));
                     }
                 })
                 .bind(new InetSocketAddress(address, port)).sync().channel();

@@ -54,6 +54,20 @@ final class TestServer implements AutoCloseable {
     TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port, Duration oplockBreakTimeout,
             Duration durableTimeout)
             throws Exception {
+        this(dir, state, signingRequired, encryptAll, port, oplockBreakTimeout, durableTimeout, Duration.ofMillis(200),
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    }
+
+    /** With the SMB meters in {@code metrics}, and failed logons answered after {@code logonFailureDelay} each. */
+    TestServer(Path dir, Path state, io.micrometer.core.instrument.MeterRegistry metrics, Duration logonFailureDelay)
+            throws Exception {
+        this(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT, Duration.ofSeconds(60),
+                logonFailureDelay, metrics);
+    }
+
+    private TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port,
+            Duration oplockBreakTimeout, Duration durableTimeout, Duration logonFailureDelay,
+            io.micrometer.core.instrument.MeterRegistry metrics) throws Exception {
         this.dir = dir;
         this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
         this.pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
@@ -65,8 +79,8 @@ final class TestServer implements AutoCloseable {
                         new SmbShare("secure", vfs, "", false, false, true),
                         new SmbShare("ro", vfs, "", true, false, false)),
                 List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
-                Duration.ofMillis(200), pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5));
-        this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port);
+                logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5));
+        this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port, metrics);
     }
 
     int port() {

@@ -45,6 +45,9 @@ public final class NtlmServer {
     private int flags;
     private byte[] exportedSessionKey;
 
+    private volatile String attemptedUser;
+    private volatile String attemptedDomain;
+
     public NtlmServer(String computerName, String domainName, SecureRandom random) {
         this.computerName = computerName;
         this.domainName = domainName;
@@ -133,6 +136,16 @@ public final class NtlmServer {
         return java.util.Arrays.copyOfRange(m, (int) off, (int) off + len);
     }
 
+    /** The user name the last AUTHENTICATE named (for the log of a failed logon), or null before one. */
+    public String attemptedUser() {
+        return attemptedUser;
+    }
+
+    /** The domain the last AUTHENTICATE named, or null before one. */
+    public String attemptedDomain() {
+        return attemptedDomain;
+    }
+
     /**
      * MS-NLMP 3.2.5.1.2: checks AUTHENTICATE (2.2.1.3). {@code ntHashOf} gives a user's stored NT
      * hash (case-insensitive user name), or null for an unknown user.
@@ -146,6 +159,8 @@ public final class NtlmServer {
         byte[] nt = field(m, 20);
         String domain = new String(field(m, 28), StandardCharsets.UTF_16LE);
         String user = new String(field(m, 36), StandardCharsets.UTF_16LE);
+        attemptedDomain = domain;
+        attemptedUser = user;
         byte[] encryptedKey = field(m, 52);
         int authFlags = le(m).getInt(60);
         if (nt.length == 0 && user.isEmpty()) {

@@ -1,5 +1,6 @@
 package io.rdmagate.smb.server.command;
 
+import io.rdmagate.gateway.log.RateLimitedLog;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.msnlmp.NtlmException;
 import io.rdmagate.smb.msnlmp.NtlmServer;
@@ -102,6 +103,7 @@ public final class SessionSetup implements Command {
             if (e.malformed()) {
                 throw new SmbException(NtStatus.INVALID_PARAMETER, e.getMessage());
             }
+            logonFailure(c, s, e.getMessage());
             c.server.throttle().failed(conn.client());
             throw new SmbException(NtStatus.LOGON_FAILURE, e.getMessage());
         } catch (SmbException e) {
@@ -110,6 +112,16 @@ public final class SessionSetup implements Command {
             }
             throw e;
         }
+    }
+
+    /** A failed logon is logged with the user and domain the client named and its address, rate-limited per address. */
+    private static void logonFailure(Ctx c, SmbSession s, String why) {
+        String client = c.conn.client().getHostAddress();
+        String user = s.ntlm == null ? null : s.ntlm.attemptedUser();
+        String domain = s.ntlm == null ? null : s.ntlm.attemptedDomain();
+        c.server.denials().log(RateLimitedLog.Level.WARN, client, "SMB logon failure: user {} domain {} from {}: {}",
+                user == null || user.isEmpty() ? "(anonymous)" : user, domain == null || domain.isEmpty() ? "-" : domain,
+                client, why);
     }
 
     private static void write(Ctx c, int flags, byte[] token) {
@@ -172,6 +184,10 @@ public final class SessionSetup implements Command {
         }
         // 3.3.5.5.3: a server that rejects unencrypted access refuses clients that cannot encrypt
         if (cfg.encryptAll() && !canEncrypt) {
+            String client = conn.client().getHostAddress();
+            c.server.denials().log(RateLimitedLog.Level.WARN, client,
+                    "SMB logon of {}\\{} from {} refused: encryption is required and the client cannot encrypt",
+                    r.domain(), anonymous ? "(anonymous)" : r.user(), client);
             throw new SmbException(NtStatus.ACCESS_DENIED, "encryption is required and the client cannot encrypt");
         }
         s.authenticated(user, anonymous, cfg.signingRequired() || (req.securityMode() & Smb2Dialect.SIGNING_REQUIRED) != 0,

@@ -1,5 +1,6 @@
 package io.rdmagate.smb.server.command;
 
+import io.rdmagate.gateway.log.RateLimitedLog;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.mssmb2.Smb2DecodeException;
 import io.rdmagate.smb.mssmb2.Smb2TreeConnect;
@@ -35,10 +36,10 @@ public final class TreeConnect implements Command {
                 throw new SmbException(NtStatus.BAD_NETWORK_NAME, "no share " + name);
             }
             if (c.session.isGuest() && !share.guestOk()) {
-                throw new SmbException(NtStatus.ACCESS_DENIED, "share " + name + " refuses guests");
+                throw denied(c, name, "the share refuses guests");
             }
             if (share.encrypt() && c.session.encryptor == null) {
-                throw new SmbException(NtStatus.ACCESS_DENIED, "share " + name + " needs encryption the client lacks");
+                throw denied(c, name, "the share needs encryption the client lacks");
             }
             FileHandle root = share.path().isEmpty() ? share.vfs().root()
                     : share.vfs().resolve(Caller.ROOT, share.vfs().root(), share.path(), true).handle();
@@ -51,5 +52,14 @@ public final class TreeConnect implements Command {
         }
         c.reply.treeIdOverride(tree.id());
         c.reply.length(Smb2TreeConnect.write(c.reply.body(16), type, flags, 0, tree.maximalAccess()));
+    }
+
+    /** A refused tree connect is logged with the share, user and client address, rate-limited per address. */
+    private static SmbException denied(Ctx c, String share, String why) {
+        String client = c.conn.client().getHostAddress();
+        String user = c.session.user() == null ? "(anonymous)" : c.session.user().name();
+        c.server.denials().log(RateLimitedLog.Level.WARN, client, "SMB tree connect to {} by {} from {} refused: {}",
+                share, user, client, why);
+        return new SmbException(NtStatus.ACCESS_DENIED, "share " + share + ": " + why);
     }
 }

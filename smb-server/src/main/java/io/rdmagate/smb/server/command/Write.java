@@ -17,8 +17,10 @@ import java.nio.ByteBuffer;
 
 /**
  * WRITE (MS-SMB2 3.3.5.13). The data is lent to the vfs where it lies in the receive buffer (a
- * direct buffer), so pwrite reads it from there; only data that arrived encrypted was copied once,
- * by decryption.
+ * direct buffer), so pwrite reads it from there. Copies, each counted in {@code PayloadCopies} under
+ * "tcp": a frame that spanned socket reads was gathered by {@code NetBiosFrameDecoder} (counted
+ * there); data that arrived encrypted was copied twice by decryption, and the plaintext, on the
+ * heap, once more into pool memory.
  */
 public final class Write implements Command {
     @Override
@@ -64,7 +66,11 @@ public final class Write implements Command {
             mem = c.conn.memory().lease(Math.max(1, req.length()));
             mem.shrink(req.length());
             MemorySegment.copy(MemorySegment.ofBuffer(data), 0, mem.segment(), 0, req.length());
-            c.server.config().copies().add("smb-tcp", req.length());
+            c.server.config().copies().add("tcp", req.length());
+        }
+        if (c.encrypted()) {
+            // Smb2Cipher.decrypt copied the ciphertext into an array and decrypted it into another
+            c.server.config().copies().add("tcp", 2L * req.length());
         }
         WriteResult r;
         try {
