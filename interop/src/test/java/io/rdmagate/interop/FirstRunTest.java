@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,6 +97,16 @@ class FirstRunTest {
             assertTrue(out.contains("NT_STATUS_ACCESS_DENIED"), out);
             assertTrue(Files.exists(data.resolve("root.bin")));
 
+            // what an operator sees: the operations above in /metrics (default http 127.0.0.1:9049)
+            String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:9049/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(counter(metrics, "rdmagate_smb_requests_total{command=\"WRITE\",status=\"STATUS_SUCCESS\"}") >= 2,
+                    metrics);
+            assertTrue(counter(metrics, "rdmagate_nfs_requests_total{procedure=\"WRITE\",program=\"nfs\",status=\"NFS3_OK\","
+                    + "version=\"3\"}") >= 2, metrics);
+            assertTrue(counter(metrics, "rdmagate_smb_bytes_received_total{transport=\"tcp\"}") >= 2 * content.length,
+                    metrics);
+
             String started = Files.readString(log);
             assertFalse(started.contains("smb-direct"), "nothing listens for SMB Direct in this build: " + started);
         } finally {
@@ -102,6 +116,16 @@ class FirstRunTest {
             }
         }
         assertEquals(0, p.exitValue(), Files.readString(log));
+    }
+
+    /** The value of one series line of a Prometheus text page; -1 if absent. */
+    private static double counter(String page, String series) {
+        for (String line : page.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).strip());
+            }
+        }
+        return -1;
     }
 
     private static void awaitStarted(Process p, Path log) throws IOException, InterruptedException {

@@ -19,8 +19,12 @@ import java.util.concurrent.atomic.LongAdder;
  * uptime), the I/O pool's gauges, and the payload-copy counters that make zero-copy a number.
  */
 public final class GatewayMetrics implements AutoCloseable {
-    /** Transports whose copy counter exists from the start, at 0. */
-    public static final String[] COPY_TRANSPORTS = {"tcp", "rdma"};
+    /**
+     * Where payload copies are counted, each exported from the start at 0: "tcp" and "rdma" (the
+     * transports), "udp" (an RPC reply sent as one datagram), "drc" (a reply kept in, or replayed
+     * from, the duplicate request cache).
+     */
+    public static final String[] COPY_TRANSPORTS = {"tcp", "rdma", "udp", "drc"};
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc = new JvmGcMetrics();
