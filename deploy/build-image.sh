@@ -76,7 +76,7 @@ tag=${tag:-rdmagate:$VERSION}
 
 # shellcheck source=engine.sh
 . "$HERE/engine.sh"
-rdmagate_engine_select "$engine" || exit 1
+rdmagate_engine_select "$engine" check || exit 1
 E=$RDMAGATE_ENGINE
 log "engine: $RDMAGATE_ENGINE_NOTE"
 
@@ -152,6 +152,25 @@ fill_jre() {
 
 image_exists() { "$E" image inspect "$1" > /dev/null 2>&1; }
 
+# Earlier keys' roots and base images (another JDK, mirror or script version) are not used
+# again by this checkout: remove them so the cache does not grow with every change.
+prune_stale() {
+    local d img
+    for d in "$CACHE"/base/rootfs-*; do
+        [ -e "$d" ] && [ "$d" != "$ROOTFS" ] || continue
+        log "removing stale debootstrap root $d"
+        rm -rf "$d"
+    done
+    "$E" images --format '{{.Repository}}:{{.Tag}}' | grep -E '(^|/)rdmagate-base-(jdk|jre):' | sort -u \
+        | while read -r img; do
+            case "${img#localhost/}" in
+                "$BUILD_BASE" | "$RUN_BASE") ;;
+                *) log "removing stale base image $img"
+                   "$E" rmi "$img" > /dev/null 2>&1 || log "  $img is still used by an image or container; kept" ;;
+            esac
+        done
+}
+
 build_args=()
 if [ "$local_base" = 1 ]; then
     [ "$(id -u)" = 0 ] || die "--local-base needs root (debootstrap)"
@@ -196,6 +215,7 @@ if [ "$local_base" = 1 ]; then
         step "run base $RUN_BASE: Debian root + jlink ($JLINK_MODULES), import into $E" \
             import_base "$RUN_BASE" fill_jre
     fi
+    prune_stale
     exec 9>&-
     if [ "$E" = podman ]; then
         BUILD_BASE=localhost/$BUILD_BASE

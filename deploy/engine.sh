@@ -5,7 +5,8 @@
 #   deploy/engine.sh [--engine docker|podman] ARGS...    run `ENGINE ARGS...`
 #   deploy/engine.sh --which                             print the engine it would use
 #   . deploy/engine.sh                                   (from a script) then:
-#       rdmagate_engine_select [docker|podman]           sets RDMAGATE_ENGINE
+#       rdmagate_engine_select [docker|podman] [check]   sets RDMAGATE_ENGINE; with check,
+#                                                        also that `podman info` works
 #
 # Without --engine (or $RDMAGATE_ENGINE): docker when `docker info` succeeds (a docker CLI
 # with no reachable daemon does not count), else podman.
@@ -53,7 +54,7 @@ rdmagate_podman_compat() {
 }
 
 rdmagate_engine_select() {
-    local want=${1:-${RDMAGATE_ENGINE:-}}
+    local want=${1:-${RDMAGATE_ENGINE:-}} check=${2:-}
     RDMAGATE_ENGINE_NOTE=""
     case "$want" in
         docker)
@@ -82,6 +83,7 @@ rdmagate_engine_select() {
     esac
     if [ "$want" = podman ]; then
         rdmagate_podman_compat || return 1
+        [ "$check" = check ] || { RDMAGATE_ENGINE=podman; export RDMAGATE_ENGINE; return 0; }
         podman info >/dev/null 2>&1 || {
             podman info 2>&1 | tail -5 >&2
             rdmagate_engine_die "'podman info' fails (above)"
