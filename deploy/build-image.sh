@@ -28,18 +28,18 @@ CACHE=${RDMAGATE_IMAGE_CACHE:-/var/cache/rdmagate}
 SUITE=${RDMAGATE_DEBIAN_SUITE:-bookworm}
 
 # The run stage's modules when the runtime is jlink'd: `jdeps --print-module-deps` of the
-# gateway jar and its lib/ (JDK 25.0.3, gateway 0.1.0). The image build re-runs jdeps on
+# gateway jar and its lib/ (JDK 25.0.3, gateway 0.1.0-SNAPSHOT). The image build re-runs jdeps on
 # the jar it builds and fails, naming the module, when this runtime lacks one, so the list
 # cannot silently fall behind the code. Why each is there:
 #   java.base         java.lang.foreign (libc *at calls), NIO, crypto (AES-GCM/CBC, HMAC)
-#   jdk.httpserver    /health and /metrics
+#   jdk.httpserver    /health and /metrics; java.net.http: `rdmagate health` (the HEALTHCHECK)
 #   jdk.unsupported   Netty (sun.misc.Unsafe); jdk.net: Netty's extended socket options
 #   jdk.management    JVM/process metrics (Micrometer); brings java.management
 #   jdk.jfr           Micrometer's JFR-backed binders
 #   java.sql          H2 (handle stores) and its java.naming/java.desktop (java.beans)
 #                     references; java.naming, java.desktop also logback's
 #   java.compiler, java.scripting, java.instrument   referenced by H2 and logback
-JLINK_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.naming,java.scripting,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.net,jdk.unsupported
+JLINK_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.naming,java.net.http,java.scripting,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.net,jdk.unsupported
 
 log() { echo "build-image: $*" >&2; }
 die() { log "error: $*"; exit 1; }

@@ -90,6 +90,11 @@ class ContainerImageTest {
             Result hc = run(Duration.ofSeconds(30), dir.resolve("healthcheck.log"),
                     ENGINE.toString(), "--engine", "podman", "healthcheck", "run", name);
             assertEquals(0, hc.status, "podman healthcheck run: " + hc.tail(20) + "\n" + logs(name));
+            // and the program's own probe, through the image's launcher
+            Result probe = run(Duration.ofSeconds(60), dir.resolve("health.log"),
+                    ENGINE.toString(), "--engine", "podman", "exec", name, "rdmagate", "health");
+            assertEquals(0, probe.status, "rdmagate health in the container: " + probe.tail(20));
+            assertTrue(probe.output.contains("\"status\":\"up\""), probe.output);
 
             // NFSv3 through the published NFS and MOUNT ports: 32 MiB in, out, intact
             Path in = dir.resolve("in.bin");
