@@ -27,6 +27,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,8 +40,13 @@ import org.junit.jupiter.api.io.TempDir;
  * credentials file the gateway writes into the state directory on its first start, and
  * {@code /health} answers "up" from outside the container, as does the image's HEALTHCHECK.
  *
- * <p>Needs root, podman (with runc and debootstrap), libnfs-utils and smbclient; it fails,
- * naming what is missing, when they are not there.
+ * <p>The second test is the interop lab's guest (docs/interop.md): its Linux kernel NFS client
+ * mounts the containerised gateway through the lab's forwards as a user would, {@code mount -o
+ * vers=3} with no ports (rpcbind in the container finds MOUNT and NLM), and runs the lab's NFS
+ * workload, locks through the container's NLM included.
+ *
+ * <p>Needs root, podman (with runc, iptables and debootstrap), libnfs-utils and smbclient, and
+ * for the lab test what the lab needs; it fails, naming what is missing, when they are not there.
  */
 @Tag("container")
 class ContainerImageTest {
@@ -50,39 +56,26 @@ class ContainerImageTest {
     private static final List<String> CAPS = List.of("NET_BIND_SERVICE", "CHOWN", "FOWNER", "DAC_OVERRIDE");
     private static final Pattern USERNAME = Pattern.compile("(?m)^username\\s*=\\s*(\\S+)\\s*$");
 
+    private static boolean built;
+
+    @RegisterExtension
+    final GuestLab lab = new GuestLab();
+
     @TempDir
     Path dir;
 
+    private Path data;
+    private Path state;
+
     @Test
     void imageServesNfsSmbAndHealthOnPublishedPortsWithHostDirectories() throws Exception {
-        requireHost();
-        Path buildLog = dir.resolve("build-image.log");
-        long t0 = System.nanoTime();
-        Result build = run(Duration.ofMinutes(30), buildLog, REPO.resolve("deploy/build-image.sh").toString(),
-                "--local-base", "--engine", "podman", "--tag", IMAGE);
-        assertEquals(0, build.status, "deploy/build-image.sh --local-base failed:\n" + build.tail(60));
-        System.out.printf("ContainerImageTest: image built in %d s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0));
-
-        // The export is written by squashed clients: the port publisher connects from the
-        // bridge's gateway address, not loopback, so root becomes 65534 (docs/deploy.md).
-        Path data = Files.createDirectories(dir.resolve("data"));
-        run(Duration.ofSeconds(10), dir.resolve("chmod.log"), "chmod", "1777", data.toString()).check();
-        Path state = Files.createDirectories(dir.resolve("state"));
         int nfsPort = freePort();
         int mountPort = freePort();
         int smbPort = freePort();
         int httpPort = freePort();
         String name = "rdmagate-it-" + ProcessHandle.current().pid();
-
-        List<String> runCmd = new ArrayList<>(List.of(ENGINE.toString(), "--engine", "podman", "run", "-d",
-                "--name", name, "--cap-drop=all"));
-        CAPS.forEach(c -> runCmd.add("--cap-add=" + c));
-        runCmd.addAll(List.of(
-                "-p", "127.0.0.1:" + nfsPort + ":2049", "-p", "127.0.0.1:" + mountPort + ":20048",
-                "-p", "127.0.0.1:" + smbPort + ":445", "-p", "127.0.0.1:" + httpPort + ":9049",
-                "-v", data + ":/data", "-v", state + ":/var/lib/rdmagate", IMAGE));
         try {
-            run(Duration.ofMinutes(2), dir.resolve("podman-run.log"), runCmd.toArray(String[]::new)).check();
+            start(name, Map.of(2049, nfsPort, 20048, mountPort, 445, smbPort, 9049, httpPort));
             String health = awaitHealthUp(name, httpPort, Duration.ofSeconds(90));
             assertTrue(health.contains("\"path\":\"/data\""), health);
 
@@ -126,9 +119,106 @@ class ContainerImageTest {
             System.out.println("ContainerImageTest: container log:\n" + logs(name));
             throw e;
         } finally {
-            run(Duration.ofMinutes(1), dir.resolve("podman-rm.log"),
-                    ENGINE.toString(), "--engine", "podman", "rm", "-f", "-t", "5", name);
+            remove(name);
         }
+    }
+
+    /**
+     * The lab guest's kernel NFS client against the container: every NFS port the container
+     * has (rpcbind 111, NFS, MOUNT, NLM, NSM) is published on a free host port and forwarded to
+     * the guest under its own number, so the guest mounts with no ports, as a user would.
+     */
+    @Test
+    @Tag("interop")
+    void labKernelClientMountsTheContainerOverTcpAndRunsTheWorkload() throws Exception {
+        Map<Integer, Integer> ports = new java.util.LinkedHashMap<>();
+        for (int p : List.of(111, 2049, 20048, 32803, 32765, 9049)) {
+            ports.put(p, freePort());
+        }
+        String name = "rdmagate-lab-" + ProcessHandle.current().pid();
+        try {
+            start(name, ports);
+            awaitHealthUp(name, ports.get(9049), Duration.ofSeconds(90));
+            List<String> expected = new ArrayList<>(List.of("nic-up", "statd"));
+            for (String c : List.of("mount", "small-tree", "large-file", "namespace", "symlink", "hardlink",
+                    "attributes", "flock", "fcntl-lock", "concurrent-writers", "unmount")) {
+                expected.add("container-v3-tcp/" + c);
+            }
+            expected.add("kernel-clean");
+            GuestLab.Job job = lab.job("container-nfs").script(LAB_JOB)
+                    .env("WORKLOAD_BIG_MIB", GuestLab.bigMiB())
+                    .timeout(Duration.ofMinutes(20));
+            for (int p : List.of(111, 2049, 20048, 32803, 32765)) {
+                job.forward(p, ports.get(p));
+            }
+            GuestRun run = job.run();
+            run.assertPassed(expected);
+        } catch (AssertionError | Exception e) {
+            System.out.println("ContainerImageTest: container log:\n" + logs(name));
+            throw e;
+        } finally {
+            remove(name);
+        }
+    }
+
+    /** The guest's job: the lab's NFS workload on a plain NFSv3-over-TCP mount, no ports given. */
+    private static final String LAB_JOB = """
+            #!/usr/bin/env bash
+            set -uo pipefail
+            . /job/lib.sh
+            [ -f /job/env ] && . /job/env
+            export WORKLOAD_BIG_MIB=${WORKLOAD_BIG_MIB:-1024}
+            echo 1 > /proc/sys/kernel/panic_on_oops
+            rc=0
+            if net_up; then result nic-up PASS "$NIC"; else result nic-up FAIL; lab_summary; exit 1; fi
+            # the guest's rpcbind and statd, which mount.nfs wants for NLM locks
+            check statd bash -c "rpcbind -w && rpc.statd --no-notify" || rc=1
+            # MOUNT and NLM are found through the container's rpcbind on 10.0.2.100:111
+            timeout 900 /job/workloads/nfs-workload.sh container-v3-tcp 10.0.2.100:/data vers=3,proto=tcp || rc=1
+            if dmesg | grep -qE 'BUG:|Oops|general protection'; then
+                result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\\n' ' ')"
+                rc=1
+            else
+                result kernel-clean PASS "no oops"
+            fi
+            dmesg > /job/dmesg.log
+            exit $rc
+            """;
+
+    /**
+     * Builds the image once per JVM with {@code deploy/build-image.sh --local-base}, then runs it
+     * with the documented capabilities, {@code ports} (container port to 127.0.0.1 host port)
+     * published, and fresh host directories as /data (mode 1777: the publisher's clients are not
+     * loopback, so root is squashed, docs/deploy.md) and /var/lib/rdmagate.
+     */
+    private void start(String name, Map<Integer, Integer> ports) throws Exception {
+        requireHost();
+        synchronized (ContainerImageTest.class) {
+            if (!built) {
+                long t0 = System.nanoTime();
+                Result build = run(Duration.ofMinutes(30), dir.resolve("build-image.log"),
+                        REPO.resolve("deploy/build-image.sh").toString(), "--local-base", "--engine", "podman",
+                        "--tag", IMAGE);
+                assertEquals(0, build.status, "deploy/build-image.sh --local-base failed:\n" + build.tail(60));
+                System.out.printf("ContainerImageTest: image built in %d s%n",
+                        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0));
+                built = true;
+            }
+        }
+        data = Files.createDirectories(dir.resolve("data"));
+        run(Duration.ofSeconds(10), dir.resolve("chmod.log"), "chmod", "1777", data.toString()).check();
+        state = Files.createDirectories(dir.resolve("state"));
+        List<String> cmd = new ArrayList<>(List.of(ENGINE.toString(), "--engine", "podman", "run", "-d",
+                "--name", name, "--cap-drop=all"));
+        CAPS.forEach(c -> cmd.add("--cap-add=" + c));
+        ports.forEach((inside, outside) -> cmd.addAll(List.of("-p", "127.0.0.1:" + outside + ":" + inside)));
+        cmd.addAll(List.of("-v", data + ":/data", "-v", state + ":/var/lib/rdmagate", IMAGE));
+        run(Duration.ofMinutes(2), dir.resolve("podman-run.log"), cmd.toArray(String[]::new)).check();
+    }
+
+    private void remove(String name) throws Exception {
+        run(Duration.ofMinutes(1), dir.resolve("podman-rm.log"),
+                ENGINE.toString(), "--engine", "podman", "rm", "-f", "-t", "5", name);
     }
 
     private static void requireHost() {
