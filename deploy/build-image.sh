@@ -74,7 +74,7 @@ VERSION=$(sed -n '/<artifactId>rdmagate-parent<\/artifactId>/{n;s/.*<version>\([
 [ -n "$VERSION" ] || die "cannot read the project version from $ROOT/pom.xml"
 tag=${tag:-rdmagate:$VERSION}
 
-# shellcheck source=engine.sh
+# shellcheck source=SCRIPTDIR/engine.sh
 . "$HERE/engine.sh"
 rdmagate_engine_select "$engine" check || exit 1
 E=$RDMAGATE_ENGINE
@@ -157,7 +157,7 @@ image_exists() { "$E" image inspect "$1" > /dev/null 2>&1; }
 prune_stale() {
     local d img
     for d in "$CACHE"/base/rootfs-*; do
-        [ -e "$d" ] && [ "$d" != "$ROOTFS" ] || continue
+        if [ ! -e "$d" ] || [ "$d" = "$ROOTFS" ]; then continue; fi
         log "removing stale debootstrap root $d"
         rm -rf "$d"
     done
@@ -179,8 +179,9 @@ if [ "$local_base" = 1 ]; then
     done
     # shellcheck disable=SC1091
     . "$ROOT/.mvn/select-jdk.sh"
-    [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/jlink" ] \
-        || die "--local-base needs a JDK 25 (with jlink): set JAVA_HOME"
+    if [ -z "${JAVA_HOME:-}" ] || [ ! -x "$JAVA_HOME/bin/jlink" ]; then
+        die "--local-base needs a JDK 25 (with jlink): set JAVA_HOME"
+    fi
     JDK_ID=$(sed -n 's/^IMPLEMENTOR="\(.*\)"/\1/p; s/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$JAVA_HOME/release" | paste -sd' ')
     major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release")
     [ "${major:-0}" -ge 25 ] || die "--local-base needs a JDK 25 or newer; $JAVA_HOME is ${major:-unknown}"
