@@ -238,6 +238,13 @@ else
 fi
 step "image $tag: $E build (Maven builds the gateway inside; the first build downloads its dependencies)" \
     "$E" build "${build_args[@]}" "$ROOT"
+# Earlier builds leave untagged images (podman keeps each build stage; a retag orphans the
+# previous image). Remove this image's and its build stage's when older than a day; newer
+# ones keep serving as the layer cache of the next build.
+for title in rdmagate rdmagate-build; do
+    "$E" image prune -f --filter "label=org.opencontainers.image.title=$title" --filter until=24h > /dev/null \
+        || log "could not prune old untagged $title images (ignored)"
+done
 log "built $tag. Run it (docs/deploy.md):"
 log "  $E run -d --name rdmagate -p 2049:2049 -p 20048:20048 -p 111:111 -p 445:445 -p 9049:9049 \\"
 log "    -v /srv/data:/data -v /var/lib/rdmagate:/var/lib/rdmagate $tag"
