@@ -34,7 +34,7 @@ public final class HttpEndpoint implements AutoCloseable {
             try (exchange) {
                 String path = exchange.getRequestURI().getPath();
                 switch (path) {
-                    case "/health" -> get(exchange, "application/json", () -> health.get().toJson());
+                    case "/health" -> health(exchange, health.get());
                     case "/metrics" -> get(exchange, PROMETHEUS_TEXT, metrics::scrape);
                     default -> send(exchange, 404, "text/plain; charset=utf-8", "not found: " + path + "\n");
                 }
@@ -50,12 +50,25 @@ public final class HttpEndpoint implements AutoCloseable {
     }
 
     private static void get(HttpExchange ex, String type, Supplier<String> body) throws IOException {
-        if (!ex.getRequestMethod().equals("GET")) {
-            ex.getResponseHeaders().set("Allow", "GET");
-            send(ex, 405, "text/plain; charset=utf-8", "method not allowed\n");
-            return;
+        if (allowed(ex)) {
+            send(ex, 200, type, body.get());
         }
-        send(ex, 200, type, body.get());
+    }
+
+    /** 200 while the gateway is up, 503 while it starts or stops: what HTTP probes (Kubernetes) read. */
+    private static void health(HttpExchange ex, Health h) throws IOException {
+        if (allowed(ex)) {
+            send(ex, h.status().equals("up") ? 200 : 503, "application/json", h.toJson());
+        }
+    }
+
+    private static boolean allowed(HttpExchange ex) throws IOException {
+        if (ex.getRequestMethod().equals("GET")) {
+            return true;
+        }
+        ex.getResponseHeaders().set("Allow", "GET");
+        send(ex, 405, "text/plain; charset=utf-8", "method not allowed\n");
+        return false;
     }
 
     private static void send(HttpExchange ex, int status, String type, String body) throws IOException {

@@ -25,6 +25,8 @@ class HttpEndpointTest {
     private IoMemoryPool pool;
     private PayloadCopies copies;
     private HttpEndpoint http;
+    private volatile Health health = new Health("up", "test", Duration.ofSeconds(3),
+            List.of(new Health.Export("data", "/srv/\"data\"", -2)), List.of("http/tcp on 127.0.0.1:1"));
 
     @BeforeEach
     void start() throws Exception {
@@ -33,8 +35,6 @@ class HttpEndpointTest {
         copies = new PayloadCopies();
         metrics.bindPool(pool);
         metrics.bindPayloadCopies(copies);
-        Health health = new Health("up", "test", Duration.ofSeconds(3),
-                List.of(new Health.Export("data", "/srv/\"data\"", -2)), List.of("http/tcp on 127.0.0.1:1"));
         http = HttpEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> health);
     }
 
@@ -59,6 +59,14 @@ class HttpEndpointTest {
         assertEquals("{\"status\":\"up\",\"version\":\"test\",\"uptimeSeconds\":3,\"exports\":[{\"name\":\"data\","
                 + "\"path\":\"/srv/\\\"data\\\"\",\"volumeId\":\"fffffffe\"}],\"listeners\":[\"http/tcp on 127.0.0.1:1\"]}",
                 r.body());
+    }
+
+    @Test
+    void healthIsUnavailableWhileTheGatewayStops() throws Exception {
+        health = new Health("stopping", "test", Duration.ofSeconds(3), List.of(), List.of());
+        HttpResponse<String> r = send("GET", "/health");
+        assertEquals(503, r.statusCode(), "an HTTP probe must see it as not ready");
+        assertTrue(r.body().contains("\"status\":\"stopping\""), r.body());
     }
 
     @Test
