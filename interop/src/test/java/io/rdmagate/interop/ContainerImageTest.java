@@ -145,7 +145,7 @@ class ContainerImageTest {
                 expected.add("container-v3-tcp/" + c);
             }
             expected.add("kernel-clean");
-            GuestLab.Job job = lab.job("container-nfs").script(LAB_JOB)
+            GuestLab.Job job = lab.job("container-nfs").labScript("container-nfs.sh")
                     .env("WORKLOAD_BIG_MIB", GuestLab.bigMiB())
                     .timeout(Duration.ofMinutes(20));
             for (int p : List.of(111, 2049, 20048, 32803, 32765)) {
@@ -161,29 +161,6 @@ class ContainerImageTest {
         }
     }
 
-    /** The guest's job: the lab's NFS workload on a plain NFSv3-over-TCP mount, no ports given. */
-    private static final String LAB_JOB = """
-            #!/usr/bin/env bash
-            set -uo pipefail
-            . /job/lib.sh
-            [ -f /job/env ] && . /job/env
-            export WORKLOAD_BIG_MIB=${WORKLOAD_BIG_MIB:-1024}
-            echo 1 > /proc/sys/kernel/panic_on_oops
-            rc=0
-            if net_up; then result nic-up PASS "$NIC"; else result nic-up FAIL; lab_summary; exit 1; fi
-            # the guest's rpcbind and statd, which mount.nfs wants for NLM locks
-            check statd bash -c "rpcbind -w && rpc.statd --no-notify" || rc=1
-            # MOUNT and NLM are found through the container's rpcbind on 10.0.2.100:111
-            timeout 900 /job/workloads/nfs-workload.sh container-v3-tcp 10.0.2.100:/data vers=3,proto=tcp || rc=1
-            if dmesg | grep -qE 'BUG:|Oops|general protection'; then
-                result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\\n' ' ')"
-                rc=1
-            else
-                result kernel-clean PASS "no oops"
-            fi
-            dmesg > /job/dmesg.log
-            exit $rc
-            """;
 
     /**
      * Builds the image once per JVM with {@code deploy/build-image.sh --local-base}, then runs it

@@ -16,7 +16,6 @@ import io.rdmagate.oncrpc.server.Connection;
 import io.rdmagate.oncrpc.server.RpcObserver;
 import io.rdmagate.oncrpc.server.RpcProgram;
 import io.rdmagate.oncrpc.xdr.XdrMessage;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -30,7 +29,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * the RPC error for calls the program never answered: GARBAGE_ARGS, PROC_UNAVAIL, PROG_MISMATCH,
  * SYSTEM_ERR, MSG_DENIED; DROPPED for a retransmission dropped by the duplicate request cache);
  * <li>{@code rdmagate_nfs_request_seconds{program,version,procedure}}: a histogram of the time from
- * the dispatcher taking the record to the reply being ready (buckets {@link #BUCKETS});
+ * the dispatcher taking the record to the reply being ready (buckets {@link io.rdmagate.gateway.RequestLatency#buckets()});
  * <li>{@code rdmagate_nfs_bytes_received_total{transport}}, {@code rdmagate_nfs_bytes_sent_total{transport}}:
  * RPC message bytes (calls and replies, payloads included; without TCP record marks or RPC-over-RDMA
  * transport headers);
@@ -47,13 +46,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * per client through {@link NfsExports#denials()}.
  */
 public final class NfsMetrics {
-    /** Histogram buckets of the request latency, 50 µs to 10 s. */
-    static final Duration[] BUCKETS = {
-        Duration.ofNanos(50_000), Duration.ofNanos(100_000), Duration.ofNanos(250_000), Duration.ofNanos(500_000),
-        Duration.ofMillis(1), Duration.ofNanos(2_500_000), Duration.ofMillis(5), Duration.ofMillis(10),
-        Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
-        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(10),
-    };
 
     static final String[] TRANSPORTS = {"tcp", "udp", "rdma"};
     static final String[] LISTENERS = {"nfs", "mount", "nlm", "nsm"};
@@ -152,7 +144,7 @@ public final class NfsMetrics {
             if (t == null) {
                 t = Timer.builder("rdmagate.nfs.request").description("time to answer an RPC call")
                         .tag("program", name).tag("version", versions[v]).tag("procedure", procName(p))
-                        .serviceLevelObjectives(BUCKETS).register(registry);
+                        .serviceLevelObjectives(io.rdmagate.gateway.RequestLatency.buckets()).register(registry);
                 timers.set(ti, t);
             }
             t.record(nanos, TimeUnit.NANOSECONDS);

@@ -8,7 +8,6 @@ import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.mssmb2.Smb2Command;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * value counted as "other"); an operation answered asynchronously is counted once, with its final
  * status;
  * <li>{@code rdmagate_smb_request_seconds{command}}: a histogram of the time from taking the request
- * to its response being built (the final one for asynchronous operations), buckets {@link #BUCKETS};
+ * to its response being built (the final one for asynchronous operations), buckets {@link io.rdmagate.gateway.RequestLatency#buckets()};
  * <li>{@code rdmagate_smb_bytes_received_total{transport}}, {@code rdmagate_smb_bytes_sent_total{transport}}:
  * bytes of the transport stream (NetBIOS headers, SMB2 messages, payloads);
  * <li>{@code rdmagate_smb_connections{transport}} (open now), {@code rdmagate_smb_connections_accepted_total{transport}};
@@ -36,13 +35,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * then found by index. Nothing is allocated per request.
  */
 public final class SmbMetrics {
-    /** Histogram buckets of the request latency, 50 µs to 10 s. */
-    static final Duration[] BUCKETS = {
-        Duration.ofNanos(50_000), Duration.ofNanos(100_000), Duration.ofNanos(250_000), Duration.ofNanos(500_000),
-        Duration.ofMillis(1), Duration.ofNanos(2_500_000), Duration.ofMillis(5), Duration.ofMillis(10),
-        Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
-        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(10),
-    };
 
     private static final int[] STATUS_VALUES;
     private static final String[] STATUS_NAMES;
@@ -114,7 +106,7 @@ public final class SmbMetrics {
         Timer t = timers.get(c);
         if (t == null) {
             t = Timer.builder("rdmagate.smb.request").description("time to answer an SMB request").tag("command", name)
-                    .serviceLevelObjectives(BUCKETS).register(registry);
+                    .serviceLevelObjectives(io.rdmagate.gateway.RequestLatency.buckets()).register(registry);
             timers.set(c, t);
         }
         t.record(nanos, TimeUnit.NANOSECONDS);
