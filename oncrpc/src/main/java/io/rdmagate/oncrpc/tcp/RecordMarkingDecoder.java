@@ -29,6 +29,8 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
     private final int maxFragments;
     private CompositeByteBuf partial;
     private long partialLength;
+    /** Fragments of the record being gathered; counted here, since a composite may merge its components. */
+    private int partialFragments;
     private boolean failed;
 
     public RecordMarkingDecoder(int maxRecordSize, int maxFragments) {
@@ -63,19 +65,22 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
                 continue;
             }
             if (partial == null) {
-                partial = ctx.alloc().compositeBuffer(Math.min(maxFragments, 16));
+                // room for every fragment the limit allows, so the composite never merges (copies) them
+                partial = ctx.alloc().compositeBuffer(maxFragments);
             }
-            if (partial.numComponents() >= maxFragments) {
+            if (partialFragments >= maxFragments) {
                 fragment.release();
                 fail(ctx, in, "record of more than " + maxFragments + " fragments");
                 return;
             }
             partial.addComponent(true, fragment);
+            partialFragments++;
             partialLength = recordLength;
             if (last) {
                 CompositeByteBuf record = partial;
                 partial = null;
                 partialLength = 0;
+                partialFragments = 0;
                 if (record.readableBytes() < 8) {
                     record.release();
                     fail(ctx, in, "record of " + recordLength + " bytes");
@@ -102,6 +107,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
             partial.release();
             partial = null;
             partialLength = 0;
+            partialFragments = 0;
         }
     }
 

@@ -131,4 +131,26 @@ class RecordMarkingDecoderTest {
         ch.writeInbound(Unpooled.buffer().writeInt(0));
         assertFalse(ch.isOpen());
     }
+
+    /** Above 16 fragments a composite merges its components; the count must hold past that. */
+    @Test
+    void theFragmentLimitHoldsForLargeLimits() {
+        int limit = 1024;
+        EmbeddedChannel ch = new EmbeddedChannel(new RecordMarkingDecoder(1 << 20, limit));
+        for (int i = 0; i < limit; i++) {
+            ch.writeInbound(fragment(false, seq(1, i)));
+        }
+        assertTrue(ch.isOpen(), "exactly the limit is allowed so far");
+        ch.writeInbound(fragment(true, seq(1, 0)));
+        assertFalse(ch.isOpen(), "fragment " + (limit + 1) + " closes the connection");
+
+        EmbeddedChannel ok = new EmbeddedChannel(new RecordMarkingDecoder(1 << 20, limit));
+        for (int i = 0; i < limit - 1; i++) {
+            ok.writeInbound(fragment(false, seq(1, i)));
+        }
+        ok.writeInbound(fragment(true, seq(1, limit - 1)));
+        assertEquals(ByteBufUtil.hexDump(seq(limit, 0)), ByteBufUtil.hexDump(read(ok)), "a record of exactly the limit");
+        assertTrue(ok.isOpen());
+        assertFalse(ok.finish());
+    }
 }
