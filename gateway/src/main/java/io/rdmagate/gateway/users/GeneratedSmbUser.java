@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 
 /**
@@ -54,8 +52,8 @@ public final class GeneratedSmbUser {
         int gid = old != null ? old.gid() : uid;
         char[] password = password(new SecureRandom());
         UserEntry user = new UserEntry(NAME, uid, gid, NtHash.of(password));
-        writePrivate(credentials, "username=" + NAME + "\npassword=" + new String(password) + "\ndomain=" + domain + "\n");
-        writePrivate(store, user.name() + ":" + uid + ":" + gid + ":" + user.ntHash() + "\n");
+        UsersFile.writeOwnerOnly(credentials, "username=" + NAME + "\npassword=" + new String(password) + "\ndomain=" + domain + "\n");
+        UsersFile.writeOwnerOnly(store, user.name() + ":" + uid + ":" + gid + ":" + user.ntHash() + "\n");
         java.util.Arrays.fill(password, '\0');
         return new Outcome(user, credentials, true);
     }
@@ -74,14 +72,5 @@ public final class GeneratedSmbUser {
             p[i] = ALPHABET.charAt(random.nextInt(ALPHABET.length()));
         }
         return p;
-    }
-
-    /** Written to a temporary file of mode 0600 first, then moved over the old one. */
-    private static void writePrivate(Path file, String text) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.deleteIfExists(tmp);
-        Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(tmp, text, StandardCharsets.UTF_8);
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 }

@@ -51,7 +51,7 @@ public final class UsersFile {
         GatewayConfig before = ConfigParser.parse(source, text);
         boolean replace = before.users().stream().anyMatch(u -> u.name().equalsIgnoreCase(user.name()));
         String edited = withUser(source, text, user);
-        write(file, edited, exists);
+        writeOwnerOnly(file, edited);
         return replace ? Outcome.REPLACED : Outcome.ADDED;
     }
 
@@ -62,7 +62,7 @@ public final class UsersFile {
         if (before.users().stream().noneMatch(u -> u.name().equalsIgnoreCase(name))) {
             return false;
         }
-        write(file, withoutUser(file.toString(), text, name), true);
+        writeOwnerOnly(file, withoutUser(file.toString(), text, name));
         return true;
     }
 
@@ -196,7 +196,12 @@ public final class UsersFile {
         return m.find() ? head + m.group() : head;
     }
 
-    private static void write(Path file, String text, boolean exists) throws IOException {
+    /**
+     * Replaces {@code file} atomically with {@code text}: a new file gets mode 0600, an existing
+     * one keeps only its owner's permission bits. For files that hold password equivalents.
+     */
+    static void writeOwnerOnly(Path file, String text) throws IOException {
+        boolean exists = Files.exists(file);
         Path dir = file.toAbsolutePath().getParent();
         boolean posix = Files.getFileStore(dir).supportsFileAttributeView(PosixFileAttributeView.class);
         Path tmp = posix
