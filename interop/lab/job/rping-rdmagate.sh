@@ -11,7 +11,7 @@ rc=0
 if net_up; then result nic-up PASS "$NIC"; else result nic-up FAIL; lab_summary; exit 1; fi
 check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" || exit 1
 last=$((RPING_COUNT - 1))
-if timeout 120 rping -c -v -a 10.0.2.100 -p "$RPING_PORT" -C "$RPING_COUNT" -S "$RPING_SIZE" -V > /job/rping.out 2>&1 \
+if timeout 120 stdbuf -oL -eL rping -c -v -a 10.0.2.100 -p "$RPING_PORT" -C "$RPING_COUNT" -S "$RPING_SIZE" -V > /job/rping.out 2>&1 \
         && grep -q "ping data: rdma-ping-$last: " /job/rping.out; then
     result rping-c-to-rdmagate PASS "$RPING_COUNT pings of $RPING_SIZE bytes verified"
 else

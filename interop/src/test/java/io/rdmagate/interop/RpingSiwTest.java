@@ -24,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RpingSiwTest {
     private static final int COUNT = 20;
     private static final int SIZE = 4096;
+    private static final Duration JOB_TIMEOUT = Duration.ofMinutes(6);
 
     @RegisterExtension
     final GuestLab lab = new GuestLab();
@@ -33,9 +34,10 @@ class RpingSiwTest {
         SoftIwarpDevice device = new SoftIwarpDevice("siw-host", SoftIwarpDevice.Options.DEFAULT);
         try (RpingServer server = new RpingServer(device, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 SIZE)) {
+            // the client connects once the guest has booted: the server waits as long as the job may run
             CompletableFuture<Integer> served = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return server.serveOne();
+                    return server.serveOne(JOB_TIMEOUT);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -47,7 +49,7 @@ class RpingSiwTest {
                     .env("RPING_COUNT", COUNT)
                     .env("RPING_SIZE", SIZE)
                     .forward(port)
-                    .timeout(Duration.ofMinutes(6))
+                    .timeout(JOB_TIMEOUT)
                     .run()
                     .assertPassed(List.of("nic-up", "siw-nic", "rping-c-to-rdmagate"));
             assertEquals(COUNT, served.get(60, TimeUnit.SECONDS), "the Java server served every ping");

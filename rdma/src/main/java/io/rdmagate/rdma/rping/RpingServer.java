@@ -8,6 +8,7 @@ import io.rdmagate.rdma.SendWr;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -35,9 +36,27 @@ public final class RpingServer extends RpingEndpoint {
         return listener.localAddress();
     }
 
-    /** Serves one client; returns the pings served. */
+    /** Serves one client that connects within {@link #WAIT}; returns the pings served. */
     public int serveOne() throws Exception {
-        qp = accepted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        return serveOne(WAIT);
+    }
+
+    /**
+     * Serves one client that connects within {@code acceptWait}; returns the pings served. A server
+     * that gives up (a message it does not expect, a completion that never comes) disconnects, so
+     * the client sees the end instead of waiting for a reply.
+     */
+    public int serveOne(Duration acceptWait) throws Exception {
+        qp = accepted.get(acceptWait.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            return serve();
+        } catch (Exception e) {
+            qp.disconnect();
+            throw e;
+        }
+    }
+
+    private int serve() throws Exception {
         int pings = 0;
         while (true) {
             RpingInfo source;
