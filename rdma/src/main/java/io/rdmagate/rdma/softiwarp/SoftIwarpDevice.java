@@ -37,20 +37,33 @@ public final class SoftIwarpDevice implements RdmaDevice {
     private final RegionTable regions = new RegionTable();
     private final LongAdder violations = new LongAdder();
     private final LongAdder internalErrors = new LongAdder();
+    private final LongAdder refusedHandshakes = new LongAdder();
 
     /**
      * @param maxFpduPayload largest DDP payload per FPDU (siw sizes FPDUs to the TCP MSS; larger
      *                       ones are legal and cheaper on loopback)
      * @param requireCrc     ask peers for CRC32c (siw's default is no CRC)
      * @param handshakeTimeout bound of the MPA exchange
+     * @param maxPendingHandshakes TCP connections of one listener still in the MPA exchange; one more is
+     *                         closed at once, so unauthenticated sockets cannot pile up
      */
-    public record Options(int maxFpduPayload, boolean requireCrc, Duration handshakeTimeout) {
-        public static final Options DEFAULT = new Options(65504, false, Duration.ofSeconds(10));
+    public record Options(int maxFpduPayload, boolean requireCrc, Duration handshakeTimeout, int maxPendingHandshakes) {
+        public static final Options DEFAULT = new Options(65504, false, Duration.ofSeconds(10), 64);
 
         public Options {
             if (maxFpduPayload < 512 || maxFpduPayload > 65535 - Rdmap.UNTAGGED_HEADER - 2) {
                 throw new IllegalArgumentException("FPDU payload " + maxFpduPayload + " outside [512, 65515]");
             }
+            if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+                throw new IllegalArgumentException("handshake timeout must be positive");
+            }
+            if (maxPendingHandshakes < 1) {
+                throw new IllegalArgumentException("max pending handshakes " + maxPendingHandshakes + " must be positive");
+            }
+        }
+
+        public Options(int maxFpduPayload, boolean requireCrc, Duration handshakeTimeout) {
+            this(maxFpduPayload, requireCrc, handshakeTimeout, 64);
         }
     }
 
@@ -87,6 +100,15 @@ public final class SoftIwarpDevice implements RdmaDevice {
 
     void countInternalError() {
         internalErrors.increment();
+    }
+
+    void countRefusedHandshake() {
+        refusedHandshakes.increment();
+    }
+
+    /** TCP connections closed unanswered because their listener had too many MPA exchanges pending. */
+    public long refusedHandshakes() {
+        return refusedHandshakes.sum();
     }
 
     /** Receive paths that ended in an unexpected exception (a bug, never bad input): should stay 0. */

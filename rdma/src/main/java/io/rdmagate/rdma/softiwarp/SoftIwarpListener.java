@@ -28,6 +28,7 @@ final class SoftIwarpListener implements RdmaListener {
     private final ServerSocketChannel server;
     private final ConnectionRequestHandler handler;
     private final InetSocketAddress address;
+    private final java.util.concurrent.atomic.AtomicInteger pendingHandshakes = new java.util.concurrent.atomic.AtomicInteger();
 
     private SoftIwarpListener(SoftIwarpDevice device, ServerSocketChannel server, ConnectionRequestHandler handler)
             throws IOException {
@@ -66,8 +67,14 @@ final class SoftIwarpListener implements RdmaListener {
         while (server.isOpen()) {
             try {
                 SocketChannel ch = server.accept();
-                SoftIwarpDevice.tune(ch);
-                Thread.ofVirtual().name("siw-mpa-" + ch.getRemoteAddress()).start(() -> respond(ch));
+                if (pendingHandshakes.incrementAndGet() > device.options().maxPendingHandshakes()) {
+                    // too many sockets still owe their MPA Request: this one gets none of our memory
+                    pendingHandshakes.decrementAndGet();
+                    device.countRefusedHandshake();
+                    SoftIwarpDevice.closeQuietly(ch);
+                    continue;
+                }
+                Thread.ofVirtual().name("siw-mpa").start(() -> respond(ch));
             } catch (IOException e) {
                 if (server.isOpen()) {
                     log.warn("accept on {} failed", address, e);
@@ -77,8 +84,17 @@ final class SoftIwarpListener implements RdmaListener {
     }
 
     private void respond(SocketChannel ch) {
+        try {
+            respondOnce(ch);
+        } finally {
+            pendingHandshakes.decrementAndGet();
+        }
+    }
+
+    private void respondOnce(SocketChannel ch) {
         Deadline d = Deadline.arm(ch, device.options().handshakeTimeout());
         try {
+            SoftIwarpDevice.tune(ch);
             MpaFrame req = MpaHandshake.read(ch, true);
             if (req == null) {
                 MpaHandshake.write(ch, MpaFrame.encode(false, false, true, false, new byte[0], 0, 0, false, 0));

@@ -400,6 +400,41 @@ class SoftIwarpWireTest {
     }
 
     @Test
+    void socketsBeyondThePendingHandshakeLimitAreClosedUnansweredAndAFreedPlaceServesAgain() throws Exception {
+        SoftIwarpDevice capped = new SoftIwarpDevice("siw-capped", new SoftIwarpDevice.Options(65504, false,
+                Duration.ofSeconds(30), 2));
+        listener = capped.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), req -> {
+            try {
+                accepted.set(req.accept(config(4, 4), new byte[0]));
+            } catch (Exception e) {
+                req.reject(new byte[0]);
+            }
+        });
+        // two sockets that never send their MPA Request hold both places
+        try (Socket idle1 = new Socket(InetAddress.getLoopbackAddress(), listener.localAddress().getPort());
+                Socket idle2 = new Socket(InetAddress.getLoopbackAddress(), listener.localAddress().getPort());
+                Socket third = new Socket(InetAddress.getLoopbackAddress(), listener.localAddress().getPort())) {
+            third.setSoTimeout(10_000);
+            assertEquals(-1, third.getInputStream().read(), "the third socket is closed without an answer");
+            assertEquals(1, capped.refusedHandshakes());
+            idle1.close();
+            // the listener sees the close when it next reads: a connect may race it, so retry until placed
+            QueuePair qp = null;
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (qp == null && System.nanoTime() < end) {
+                try {
+                    qp = device.connect(listener.localAddress(), config(4, 4), new byte[0]).get(10, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    // refused while the closed socket still held its place
+                }
+            }
+            assertNotNull(qp, "a freed place takes a real connection");
+            assertEquals(QueuePair.State.CONNECTED, qp.state());
+            qp.disconnect();
+        }
+    }
+
+    @Test
     void largeWritesAndReadsCrossManyFpdusIntact() throws Exception {
         SoftIwarpDevice small = new SoftIwarpDevice("siw-small", new SoftIwarpDevice.Options(1400, true,
                 Duration.ofSeconds(10)));

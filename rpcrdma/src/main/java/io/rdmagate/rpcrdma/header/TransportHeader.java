@@ -37,9 +37,10 @@ public final class TransportHeader {
     private final RpcRdmaLimits limits;
     private final int[] readAt;
     private final int[] writeAt;
-    private final int[] overlapHandle;
-    private final long[] overlapStart;
-    private final long[] overlapEnd;
+    /** Segments seen so far, for the overlap check: grown on demand up to the limits' total. */
+    private int[] overlapHandle;
+    private long[] overlapStart;
+    private long[] overlapEnd;
     private int overlapCount;
 
     private MemorySegment buf;
@@ -62,10 +63,24 @@ public final class TransportHeader {
         this.limits = limits;
         this.readAt = new int[limits.maxReadSegments()];
         this.writeAt = new int[limits.maxWriteChunks()];
-        int all = limits.maxReadSegments() + limits.maxChunkSegments() * (limits.maxWriteChunks() + 1);
-        this.overlapHandle = new int[all];
-        this.overlapStart = new long[all];
-        this.overlapEnd = new long[all];
+        // a typical call names a few segments: a header costs little until one names many
+        allocateOverlaps(Math.min(16, maxSegments()));
+    }
+
+    private int maxSegments() {
+        return limits.maxReadSegments() + limits.maxChunkSegments() * (limits.maxWriteChunks() + 1);
+    }
+
+    private void allocateOverlaps(int capacity) {
+        overlapHandle = java.util.Arrays.copyOf(overlapHandle == null ? new int[0] : overlapHandle, capacity);
+        overlapStart = java.util.Arrays.copyOf(overlapStart == null ? new long[0] : overlapStart, capacity);
+        overlapEnd = java.util.Arrays.copyOf(overlapEnd == null ? new long[0] : overlapEnd, capacity);
+    }
+
+    private void ensureOverlaps(int count) {
+        if (count > overlapHandle.length) {
+            allocateOverlaps(Math.min(maxSegments(), Math.max(count, overlapHandle.length * 2)));
+        }
     }
 
     /** Decodes a call's header (what a responder receives). */
@@ -314,6 +329,7 @@ public final class TransportHeader {
                 return "segment overlaps another of handle " + Integer.toHexString(handle);
             }
         }
+        ensureOverlaps(overlapCount + 1);
         overlapHandle[overlapCount] = handle;
         overlapStart[overlapCount] = offset;
         overlapEnd[overlapCount] = end;
@@ -360,6 +376,7 @@ public final class TransportHeader {
         dst.replyAt = replyAt;
         dst.headerLength = headerLength;
         dst.overlapCount = overlapCount;
+        dst.ensureOverlaps(overlapCount);
         System.arraycopy(overlapHandle, 0, dst.overlapHandle, 0, overlapCount);
         System.arraycopy(overlapStart, 0, dst.overlapStart, 0, overlapCount);
         System.arraycopy(overlapEnd, 0, dst.overlapEnd, 0, overlapCount);

@@ -13,7 +13,8 @@ import io.rdmagate.rpcrdma.header.TransportHeader;
 import io.rdmagate.vfs.VfsException;
 import io.rdmagate.vfs.memory.IoMemory;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,11 +24,13 @@ import org.slf4j.LoggerFactory;
  * <p>Operation: a receive completion names its buffer. The transport header is decoded in place
  * ({@link TransportHeader}, every chunk list checked against the limits before anything is
  * posted). A reply to one of the server's reverse-direction calls goes to
- * {@link RdmaBackchannel} and takes no credit. A header refused with ERR_VERS or ERR_CHUNK is answered with RDMA_ERROR (RFC 8166 §5)
- * and its buffer re-posted; a dropped one is only re-posted. For read chunks, one buffer per
- * segment is leased from the connection's account of the I/O pool (registered with this
- * connection's protection domain) and an RDMA Read pulls the segment into it, at most ORD reads
- * outstanding. When the last read completes the call is put together as a composite view, never
+ * {@link RdmaBackchannel} and takes no credit. A header refused with ERR_VERS or ERR_CHUNK is
+ * answered with RDMA_ERROR (RFC 8166 §5) from a worker (the reply may wait for a send buffer;
+ * this completion handler never waits) and its buffer re-posted; a dropped one is only
+ * re-posted. For read chunks, one buffer per segment is leased from the connection's account of
+ * the I/O pool (its slabs registered once with the protection domain) and one chain of RDMA
+ * Reads, only the last signaled, pulls the segments into them ({@link SendQueue}; the queue pair
+ * keeps at most ORD on the wire). When that last read completes the call is put together as a composite view, never
  * copied: the inline bytes before the chunk's position (a slice of the receive buffer), the chunk
  * buffers, the chunk's XDR roundup (RFC 8166 §3.4.6: the requester leaves it out), the inline bytes
  * after the position; for RDMA_NOMSG (RFC 8166 §3.5.3) the position-zero chunk alone is the
@@ -42,9 +45,6 @@ final class RecvFrom {
     private final ServerConnection conn;
     private final TransportHeader[] headers;
     private final TransportHeader[] replyHeaders;
-    private final ArrayDeque<SendWr> readQueue = new ArrayDeque<>();
-    private final java.util.Map<Long, PendingCall> readOwners = new java.util.HashMap<>();
-    private int readsOutstanding;
 
     RecvFrom(ServerConnection conn) {
         this.conn = conn;
@@ -86,10 +86,17 @@ final class RecvFrom {
             case ERR_VERS, ERR_CHUNK -> {
                 LOG.debug("connection {}: RDMA_ERROR for xid {}: {}", conn.id(), Integer.toHexString(h.xid()), h.reason());
                 int xid = h.xid();
+                int code = v == TransportHeader.Verdict.ERR_VERS ? RpcRdma.ERR_VERS : RpcRdma.ERR_CHUNK;
                 conn.postReceive(slot);
                 conn.creditReturned();
-                conn.sendTo.error(xid, v == TransportHeader.Verdict.ERR_VERS ? RpcRdma.ERR_VERS : RpcRdma.ERR_CHUNK);
-                conn.callFinished();
+                // the error reply may wait for a send buffer: a worker's wait, never this handler's
+                conn.server.executor().execute(() -> {
+                    try {
+                        conn.sendTo.error(xid, code);
+                    } finally {
+                        conn.callFinished();
+                    }
+                });
             }
             case OK -> {
                 if (h.readSegmentCount() == 0) {
@@ -112,30 +119,23 @@ final class RecvFrom {
         return Unpooled.wrappedBuffer(buf.asSlice(h.headerLength() + from, to - from).asByteBuffer());
     }
 
-    /** A call whose read chunks are being pulled. */
+    /**
+     * A call whose read chunks are being pulled: one chain of RDMA Reads, the last one signaled
+     * (RFC 8166 §3.4.5); its completion means every segment has landed.
+     */
     private final class PendingCall implements ServerConnection.WorkContext {
         final int slot;
         final IoMemory[] leases;
-        int remaining;
-        boolean failed;
+        private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
 
         PendingCall(int slot, int segments) {
             this.slot = slot;
             this.leases = new IoMemory[segments];
-            this.remaining = segments;
         }
 
         @Override
         public void completed(WorkCompletion wc) {
-            boolean ready;
-            synchronized (RecvFrom.this) {
-                readOwners.remove(wc.wrId());
-                readsOutstanding--;
-                remaining--;
-                ready = remaining == 0 && !failed;
-            }
-            postQueuedReads();
-            if (ready) {
+            if (ended.compareAndSet(false, true)) {
                 ByteBuf call = assemble(this);
                 conn.server.executor().execute(() -> dispatch(slot, call));
             }
@@ -143,13 +143,7 @@ final class RecvFrom {
 
         @Override
         public void abandoned() {
-            boolean last;
-            synchronized (RecvFrom.this) {
-                readsOutstanding--;
-                last = !failed;
-                failed = true;
-            }
-            if (last) {
+            if (ended.compareAndSet(false, true)) {
                 release();
                 conn.creditReturned();
                 conn.callFinished();
@@ -166,7 +160,10 @@ final class RecvFrom {
         }
     }
 
-    /** Leases sinks and queues one RDMA Read per segment; all limits were checked by the decoder. */
+    /**
+     * Leases a sink per segment and posts one chain of RDMA Reads; all limits were checked by the
+     * decoder. The queue pair keeps at most ORD of them outstanding on the wire.
+     */
     private void readChunks(int slot, TransportHeader h) {
         int n = h.readSegmentCount();
         PendingCall pc = new PendingCall(slot, n);
@@ -178,55 +175,19 @@ final class RecvFrom {
             // no memory for the chunks now: drop the call and the connection, as svcrdma does on
             // ENOMEM; the client retransmits after reconnecting
             LOG.info("connection {}: no I/O memory for {} read chunk bytes: {}", conn.id(), h.readBytes(), e.getMessage());
-            pc.release();
-            conn.creditReturned();
             conn.close();
-            conn.callFinished();
+            pc.abandoned();
             return;
         }
-        synchronized (this) {
-            for (int k = 0; k < n; k++) {
-                IoMemory m = pc.leases[k];
-                MemoryRegion mr = (MemoryRegion) m.registration();
-                long wrId = conn.nextWrId();
-                readQueue.add(SendWr.read(wrId, h.readOffset(k), h.readHandle(k),
-                        new Sge(m.segment().address(), (int) m.length(), mr.lkey())));
-                readOwners.put(wrId, pc);
-            }
+        List<SendWr> chain = new ArrayList<>(n);
+        for (int k = 0; k < n; k++) {
+            IoMemory m = pc.leases[k];
+            MemoryRegion mr = (MemoryRegion) m.registration();
+            SendWr read = SendWr.read(conn.nextWrId(), h.readOffset(k), h.readHandle(k),
+                    new Sge(m.segment().address(), (int) m.length(), mr.lkey()));
+            chain.add(k == n - 1 ? read : read.unsignaled());
         }
-        postQueuedReads();
-    }
-
-    /** Posts queued reads while fewer than ORD are outstanding (the ORD negotiated at connect). */
-    private void postQueuedReads() {
-        while (true) {
-            SendWr wr;
-            PendingCall owner;
-            synchronized (this) {
-                if (readQueue.isEmpty() || readsOutstanding >= Math.max(1, conn.qp.outboundReads())) {
-                    return;
-                }
-                wr = readQueue.poll();
-                owner = readOwners.get(wr.wrId());
-                readsOutstanding++;
-            }
-            if (owner == null || !conn.post(wr, owner)) {
-                return;
-            }
-        }
-    }
-
-    /** The connection is going away: calls waiting for reads give up their leases. */
-    void abandonAll() {
-        java.util.List<PendingCall> owners;
-        synchronized (this) {
-            owners = new java.util.ArrayList<>(new java.util.LinkedHashSet<>(readOwners.values()));
-            readOwners.clear();
-            readQueue.clear();
-        }
-        for (PendingCall pc : owners) {
-            pc.abandoned();
-        }
+        conn.postChain(chain, pc);
     }
 
     /** The call as one composite view over the receive buffer and the chunk buffers. */

@@ -16,9 +16,14 @@ import java.time.Duration;
  *                           connection, each with a receive posted for its reply; svcrdma's 2; 0 offers
  *                           no backchannel
  * @param backchannelTimeout how long a reverse-direction call waits for a credit, and again for its reply
+ * @param maxConnections     connections open at once; a connect beyond them is rejected before any
+ *                           buffer is allocated for it
  */
 public record RpcRdmaOptions(int credits, int inlineReceive, int inlineSend, RpcRdmaLimits limits,
-        int backchannelCredits, Duration backchannelTimeout) {
+        int backchannelCredits, Duration backchannelTimeout, int maxConnections) {
+    /** Connections open at once unless configured: each holds receive and send buffers and a queue pair. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 256;
+
     public static final RpcRdmaOptions DEFAULT = new RpcRdmaOptions(64, 4096, 4096, RpcRdmaLimits.DEFAULT);
 
     public RpcRdmaOptions {
@@ -35,10 +40,18 @@ public record RpcRdmaOptions(int credits, int inlineReceive, int inlineSend, Rpc
         if (backchannelTimeout.isNegative() || backchannelTimeout.isZero()) {
             throw new IllegalArgumentException("backchannel timeout must be positive");
         }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("max connections " + maxConnections + " must be positive");
+        }
+    }
+
+    public RpcRdmaOptions withMaxConnections(int max) {
+        return new RpcRdmaOptions(credits, inlineReceive, inlineSend, limits, backchannelCredits, backchannelTimeout,
+                max);
     }
 
     /** With svcrdma's backchannel: 2 reverse-direction calls, 60 s. */
     public RpcRdmaOptions(int credits, int inlineReceive, int inlineSend, RpcRdmaLimits limits) {
-        this(credits, inlineReceive, inlineSend, limits, 2, Duration.ofSeconds(60));
+        this(credits, inlineReceive, inlineSend, limits, 2, Duration.ofSeconds(60), DEFAULT_MAX_CONNECTIONS);
     }
 }

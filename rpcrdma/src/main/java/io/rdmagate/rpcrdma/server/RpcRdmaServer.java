@@ -12,9 +12,9 @@ import io.rdmagate.rdma.QueuePair;
 import io.rdmagate.rdma.RdmaDevice;
 import io.rdmagate.rdma.RdmaException;
 import io.rdmagate.rdma.RdmaListener;
+import io.rdmagate.rdma.RdmaResources;
 import io.rdmagate.rpcrdma.header.ConnectPrivateData;
 import io.rdmagate.vfs.memory.IoMemoryPool;
-import io.rdmagate.vfs.memory.MemoryRegistrar;
 import io.rdmagate.vfs.memory.PoolLimits;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
 /**
  * An RPC-over-RDMA version 1 listener (RFC 8166) feeding calls to an oncrpc {@link RpcDispatcher}.
  *
- * <p>Operation: one protection domain per server; its I/O memory pool registers every slab with
- * that domain once, so read chunk sinks and READ payloads leased from {@link #pool()} need no
- * registration per I/O. A connect is accepted with the client's RFC 8797 private data read (1024
+ * <p>Operation: the process's one protection domain ({@link RdmaResources}) registers every slab
+ * of the one I/O memory pool once, so read chunk sinks and READ payloads leased from
+ * {@link #pool()} need no registration per I/O. A connect beyond {@link RpcRdmaOptions#maxConnections()}
+ * is rejected before anything is allocated for it. A connect is accepted with the client's RFC 8797 private data read (1024
  * bytes each way when it sent none) and ours sent back: our receive size, our send size, and the
  * Send With Invalidate flag echoed. Receives are posted before the accept reaches the client.
  * Each connection then runs {@link RecvFrom} on its receive completions and {@link SendTo} for
@@ -42,35 +43,58 @@ public final class RpcRdmaServer implements AutoCloseable {
     private final RdmaDevice device;
     private final RpcDispatcher dispatcher;
     private final RpcRdmaOptions options;
-    private final ProtectionDomain pd;
+    private final RdmaResources rdma;
     private final IoMemoryPool pool;
+    /** Whether the domain and the pool were made for this server alone, and close with it. */
+    private final boolean ownsMemory;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private final Set<MemoryRegion> slabs = ConcurrentHashMap.newKeySet();
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
     private final int maxSendWr;
+    /** Connections accepted or being accepted: the cap is taken before anything is allocated. */
+    private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
+    private static final long REFUSAL_LOG_INTERVAL_NANOS = 10_000_000_000L;
+    private volatile long lastRefusalLog = System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS - 1;
     private RdmaListener listener;
 
-    private RpcRdmaServer(RdmaDevice device, RpcDispatcher dispatcher, RpcRdmaOptions options, PoolLimits poolLimits) {
-        this.device = device;
+    private RpcRdmaServer(RdmaResources rdma, IoMemoryPool pool, boolean ownsMemory, RpcDispatcher dispatcher,
+            RpcRdmaOptions options) {
+        if (options.limits().maxSegmentBytes() > pool.limits().maxBufferBytes()) {
+            throw new IllegalArgumentException("segments of " + options.limits().maxSegmentBytes()
+                    + " bytes cannot be leased from a pool whose largest buffer is " + pool.limits().maxBufferBytes());
+        }
+        this.rdma = rdma;
+        this.device = rdma.device();
+        this.pool = pool;
+        this.ownsMemory = ownsMemory;
         this.dispatcher = dispatcher;
         this.options = options;
-        if (options.limits().maxSegmentBytes() > poolLimits.maxBufferBytes()) {
-            throw new IllegalArgumentException("segments of " + options.limits().maxSegmentBytes()
-                    + " bytes cannot be leased from a pool whose largest buffer is " + poolLimits.maxBufferBytes());
-        }
-        this.pd = device.allocateProtectionDomain();
-        MemoryRegistrar registrar = slab -> new OwnedRegion(pd.register(slab), slabs);
-        this.pool = new IoMemoryPool(poolLimits, registrar);
         this.maxSendWr = Math.min(device.limits().maxSendWr(), 1024);
     }
 
     /**
-     * A server not yet listening: programs that lease reply memory from {@link #pool()} can be
-     * built and registered with the dispatcher before {@link #listen}.
+     * A server not yet listening, on the process's RDMA domain and its one pool (registered with
+     * that domain), which it neither owns nor closes. Programs that lease reply memory from
+     * {@link #pool()} can be registered with the dispatcher before {@link #listen}.
+     */
+    public static RpcRdmaServer create(RdmaResources rdma, IoMemoryPool pool, RpcDispatcher dispatcher,
+            RpcRdmaOptions options) {
+        return new RpcRdmaServer(rdma, pool, false, dispatcher, options);
+    }
+
+    /**
+     * A server with a domain of its own on {@code device} and a pool of its own registered there;
+     * both close with the server (tests, tools).
      */
     public static RpcRdmaServer create(RdmaDevice device, RpcDispatcher dispatcher, RpcRdmaOptions options,
             PoolLimits poolLimits) {
-        return new RpcRdmaServer(device, dispatcher, options, poolLimits);
+        RdmaResources rdma = RdmaResources.onShared(device);
+        try {
+            return new RpcRdmaServer(rdma, new IoMemoryPool(poolLimits, rdma), true, dispatcher, options);
+        } catch (RuntimeException e) {
+            rdma.close();
+            throw e;
+        }
     }
 
     /** Serves {@code dispatcher}'s programs on {@code address} (port 0 picks one). */
@@ -113,7 +137,7 @@ public final class RpcRdmaServer implements AutoCloseable {
     }
 
     ProtectionDomain pd() {
-        return pd;
+        return rdma.pd();
     }
 
     RpcDispatcher dispatcher() {
@@ -128,24 +152,44 @@ public final class RpcRdmaServer implements AutoCloseable {
         return maxSendWr;
     }
 
-    /** Whether {@code mr} is a slab registration of this server's pool. */
+    /** Whether {@code mr} is a slab registration of this server's domain, valid for its queue pairs. */
     boolean owns(MemoryRegion mr) {
-        return mr instanceof OwnedRegion o && slabs.contains(o.region());
+        return rdma.owns(mr);
     }
 
     void connectionClosed(ServerConnection c) {
         if (connections.remove(c)) {
+            open.decrementAndGet();
             dispatcher.observer().connectionClosed("rdma");
         }
     }
 
+    /** Connects rejected because {@link RpcRdmaOptions#maxConnections()} were open. */
+    public long refusedConnections() {
+        return refused.sum();
+    }
+
     private void onRequest(ConnectionRequest request) {
+        if (open.incrementAndGet() > options.maxConnections()) {
+            open.decrementAndGet();
+            refused.increment();
+            long now = System.nanoTime();
+            long last = lastRefusalLog;
+            if (now - last > REFUSAL_LOG_INTERVAL_NANOS) {
+                lastRefusalLog = now;
+                LOG.warn("RPC-over-RDMA connect from {} rejected: {} connections are open (limits.maxRdmaConnections);"
+                        + " {} rejected so far", request.remoteAddress(), options.maxConnections(), refused.sum());
+            }
+            request.reject(new byte[0]);
+            return;
+        }
         ConnectPrivateData peer = ConnectPrivateData.decode(request.privateData());
         ServerConnection conn;
         try {
             conn = new ServerConnection(this, peer);
         } catch (RdmaException | RuntimeException e) {
             LOG.warn("RPC-over-RDMA connect from {} refused: {}", request.remoteAddress(), e.toString());
+            open.decrementAndGet();
             request.reject(new byte[0]);
             return;
         }
@@ -153,7 +197,7 @@ public final class RpcRdmaServer implements AutoCloseable {
         CompletionQueue recvCq = device.createCompletionQueue(conn.receiveCount(), conn::onRecvCompletion);
         conn.sendCq = sendCq;
         conn.recvCq = recvCq;
-        QpConfig config = new QpConfig(pd, sendCq, recvCq, maxSendWr, conn.receiveCount(),
+        QpConfig config = new QpConfig(rdma.pd(), sendCq, recvCq, maxSendWr, conn.receiveCount(),
                 Math.min(device.limits().maxSge(), 16), device.limits().maxInboundReads(),
                 device.limits().maxOutboundReads(), new ConnectionEvents() {
                     @Override
@@ -169,14 +213,14 @@ public final class RpcRdmaServer implements AutoCloseable {
             connections.add(conn);
             dispatcher.observer().connectionOpened("rdma");
             QueuePair qp = request.accept(config, ours, q -> {
-                conn.qp = q;
+                conn.attach(q);
                 conn.connection = new Connection(ServerConnection.nextId(), request.remoteAddress(),
                         request.localAddress(), "rdma", conn.backchannel);
                 for (int k = 0; k < conn.receiveCount(); k++) {
                     conn.postReceive(k);
                 }
             });
-            conn.qp = qp;
+            conn.attach(qp);
         } catch (RdmaException | RuntimeException e) {
             LOG.warn("RPC-over-RDMA accept of {} failed: {}", request.remoteAddress(), e.toString());
             conn.close();
@@ -197,8 +241,10 @@ public final class RpcRdmaServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        pool.close();
-        pd.close();
+        if (ownsMemory) {
+            pool.close();
+            rdma.close();
+        }
     }
 
     @Override

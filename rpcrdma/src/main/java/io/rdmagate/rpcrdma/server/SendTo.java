@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * longer message is RDMA-Written into the reply chunk and the Send carries an RDMA_NOMSG header
  * only (RFC 8166 §3.5.3). A reply that fits nowhere (too long with no reply chunk, or a payload
  * larger than the write chunk) becomes RDMA_ERROR ERR_CHUNK. The Send is a Send With Invalidate
- * of the call's one rkey when the client allows it (RFC 8797 §3.2). Everything the reply holds
- * is released when its Send completes (or the connection goes away); no payload byte is copied.
+ * of the call's one rkey when the client allows it (RFC 8797 §3.2). The Writes and the Send go to
+ * the Send Queue as one chain ({@link SendQueue}): the Writes unsignaled, the Send signaled, so
+ * one completion per reply. Everything the reply holds is released when its Send completes (or the connection goes away); no payload byte is copied.
  */
 final class SendTo {
     private static final Logger LOG = LoggerFactory.getLogger(SendTo.class);
@@ -80,16 +81,6 @@ final class SendTo {
             }
         }
     }
-
-    private static final ServerConnection.WorkContext WRITE_DONE = new ServerConnection.WorkContext() {
-        @Override
-        public void completed(WorkCompletion wc) {
-        }
-
-        @Override
-        public void abandoned() {
-        }
-    };
 
     /** RDMA_ERROR for {@code xid} (RFC 8166 §5). */
     void error(int xid, int code) {
@@ -138,6 +129,8 @@ final class SendTo {
             writeChunk = 0;
         }
         boolean moved = writeChunk >= 0;
+        // the reply's chain: RDMA Writes (unsignaled), then the Send that ends it (RFC 8166 §3.4.5)
+        List<SendWr> chain = new ArrayList<>(4);
         int tailFrom = tail.readerIndex() + (moved ? Math.min(pad, tail.readableBytes()) : 0);
         int tailLength = tail.writerIndex() - tailFrom;
         long inlineLength = head.readableBytes() + (moved ? 0 : payloadLength) + tailLength;
@@ -148,8 +141,7 @@ final class SendTo {
         }
         if (moved && payloadLength > 0) {
             // RFC 8166 §3.4.5: DDP-eligible data goes straight into the client's write chunk
-            List<Sge> source = List.of(payloadSge);
-            scatter(source, call, writeChunk);
+            scatter(List.of(payloadSge), call, writeChunk, chain);
         }
         ctx.sendBuffer = conn.sendBufferIndex();
         MemorySegment sb = conn.sendBuffer(ctx.sendBuffer);
@@ -175,7 +167,8 @@ final class SendTo {
                 at = copy(tail, tailFrom, tailLength, sb, at);
                 sges.add(new Sge(sbAddress, at, conn.sendLkey()));
             }
-            conn.post(sendWr(inv, sges), ctx);
+            chain.add(sendWr(inv, sges));
+            conn.postChain(chain, ctx);
             return;
         }
         // RFC 8166 §3.5.3: a long reply goes to the reply chunk, the Send says RDMA_NOMSG
@@ -202,10 +195,11 @@ final class SendTo {
         if (tailLength > 0) {
             source.add(new Sge(st.address() + headLength, tailLength, stMr.lkey()));
         }
-        scatter(source, call, -1);
+        scatter(source, call, -1, chain);
         int n = HeaderEncoder.reply(sb, 0, call.xid(), credits, RpcRdma.RDMA_NOMSG, call, writeChunk, payloadLength,
                 inlineLength);
-        conn.post(sendWr(inv, List.of(new Sge(sbAddress, n, conn.sendLkey()))), ctx);
+        chain.add(sendWr(inv, List.of(new Sge(sbAddress, n, conn.sendLkey()))));
+        conn.postChain(chain, ctx);
     }
 
     private SendWr sendWr(int invalidateRkey, List<Sge> sges) {
@@ -235,10 +229,11 @@ final class SendTo {
     }
 
     /**
-     * RDMA-Writes the bytes of {@code source} in order across the segments of write chunk
-     * {@code chunk} (or the reply chunk for -1), at most maxSge source pieces per Write.
+     * Adds the unsignaled RDMA Writes that place the bytes of {@code source} in order across the
+     * segments of write chunk {@code chunk} (or the reply chunk for -1), at most maxSge source
+     * pieces per Write, to {@code chain}.
      */
-    private void scatter(List<Sge> source, TransportHeader call, int chunk) {
+    private void scatter(List<Sge> source, TransportHeader call, int chunk, List<SendWr> chain) {
         int segments = chunk >= 0 ? call.writeSegmentCount(chunk) : call.replySegmentCount();
         int piece = 0;
         long pieceOffset = 0;
@@ -260,7 +255,7 @@ final class SendTo {
                         pieceOffset = 0;
                     }
                 }
-                conn.post(new SendWr(conn.nextWrId(), Opcode.RDMA_WRITE, sgl, remote, handle, 0, true), WRITE_DONE);
+                chain.add(new SendWr(conn.nextWrId(), Opcode.RDMA_WRITE, sgl, remote, handle, 0, false));
                 remote += bytes;
                 room -= bytes;
             }

@@ -14,11 +14,9 @@ import io.rdmagate.vfs.memory.IoMemoryPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
-import java.util.Map;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,7 +51,7 @@ final class ServerConnection {
     final RecvFrom recvFrom;
     final SendTo sendTo;
     final RdmaBackchannel backchannel;
-    final Semaphore sendSlots;
+    final SendQueue sendQueue;
     final int maxSge;
     private final Arena arena = Arena.ofShared();
     private final MemoryRegion recvRegion;
@@ -62,7 +60,6 @@ final class ServerConnection {
     final MemorySegment[] headerCopies;
     private final BlockingQueue<Integer> freeSendBuffers;
     private final MemorySegment[] sendBuffers;
-    private final Map<Long, WorkContext> inFlightWork = new ConcurrentHashMap<>();
     private final AtomicLong wrIds = new AtomicLong(1);
     private final AtomicInteger calls = new AtomicInteger();
     private final AtomicInteger busy = new AtomicInteger();
@@ -109,13 +106,19 @@ final class ServerConnection {
             sendBuffers[k] = send.asSlice((long) k * o.inlineSend(), o.inlineSend());
             freeSendBuffers.add(k);
         }
-        this.sendSlots = new Semaphore(server.maxSendWr());
+        this.sendQueue = new SendQueue(server.maxSendWr(), this::close);
         this.account = server.pool().account("rdma:" + IDS.get());
         this.recvFrom = new RecvFrom(this);
         this.sendTo = new SendTo(this);
         this.backchannel = o.backchannelCredits() > 0
                 ? new RdmaBackchannel(this, o.backchannelCredits(), o.backchannelTimeout())
                 : null;
+    }
+
+    /** The queue pair is known: before any receive is posted (from the accept's setup), and again after. */
+    void attach(QueuePair q) {
+        qp = q;
+        sendQueue.attach(q);
     }
 
     long id() {
@@ -228,35 +231,22 @@ final class ServerConnection {
         freeSendBuffers.add(k);
     }
 
-    /** Posts a work request whose completion goes to {@code ctx}; false when the connection is gone. */
+    /** Posts one signaled work request whose end goes to {@code ctx}; false when the connection is gone. */
     boolean post(SendWr wr, WorkContext ctx) {
+        return postChain(List.of(wr), ctx);
+    }
+
+    /**
+     * Posts a chain (only its last work request signaled) whose end goes to {@code ctx}, now or
+     * when the Send Queue has room ({@link SendQueue}); never waits. False when the connection is
+     * gone (the context has been told).
+     */
+    boolean postChain(List<SendWr> wrs, WorkContext ctx) {
         if (closed.get()) {
             ctx.abandoned();
             return false;
         }
-        try {
-            if (!sendSlots.tryAcquire(30, TimeUnit.SECONDS)) {
-                throw new RdmaException("send queue stayed full for 30 s");
-            }
-        } catch (InterruptedException | RdmaException e) {
-            ctx.abandoned();
-            close();
-            return false;
-        }
-        long id = wr.wrId();
-        inFlightWork.put(id, ctx);
-        try {
-            qp.postSend(wr);
-            return true;
-        } catch (RdmaException e) {
-            LOG.debug("connection {}: post failed: {}", id(), e.getMessage());
-            sendSlots.release();
-            if (inFlightWork.remove(id) != null) {
-                ctx.abandoned();
-            }
-            close();
-            return false;
-        }
+        return sendQueue.submit(new SendQueue.Chain(wrs, ctx));
     }
 
     long nextWrId() {
@@ -264,21 +254,11 @@ final class ServerConnection {
     }
 
     void onSendCompletion(WorkCompletion wc) {
-        sendSlots.release();
-        WorkContext ctx = inFlightWork.remove(wc.wrId());
-        if (!wc.ok()) {
-            if (!closed.get()) {
-                LOG.debug("connection {}: {} failed: {}", id(), wc.kind(), wc.status());
-            }
-            if (ctx != null) {
-                ctx.abandoned();
-            }
-            close();
-            return;
+        if (!wc.ok() && !closed.get()) {
+            LOG.debug("connection {}: {} failed: {}", id(), wc.kind(), wc.status());
+            close(); // the queue pair flushes: every chain still posted ends as abandoned
         }
-        if (ctx != null) {
-            ctx.completed(wc);
-        }
+        sendQueue.completed(wc);
     }
 
     void onRecvCompletion(WorkCompletion wc) {
@@ -308,13 +288,7 @@ final class ServerConnection {
         if (q != null) {
             q.disconnect();
         }
-        for (Long id : inFlightWork.keySet()) {
-            WorkContext ctx = inFlightWork.remove(id);
-            if (ctx != null) {
-                ctx.abandoned();
-            }
-        }
-        recvFrom.abandonAll();
+        sendQueue.close();
         if (backchannel != null) {
             backchannel.close();
         }

@@ -263,6 +263,41 @@ abstract class AbstractRpcRdmaTest {
     }
 
     @Test
+    void aConnectBeyondTheConnectionLimitIsRejectedAndAFreedPlaceServesAgain() throws Exception {
+        RpcDispatcher d = new RpcDispatcher(null, ByteBufAllocator.DEFAULT);
+        RpcRdmaServer[] self = new RpcRdmaServer[1];
+        d.register(new EchoProgram(() -> self[0].pool()));
+        try (RpcRdmaServer limited = RpcRdmaServer.start(serverDevice, d, options().withMaxConnections(1), POOL,
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            self[0] = limited;
+            RpcRdmaClient first = RpcRdmaClient.connect(clientDevice, limited.localAddress());
+            java.io.IOException refused = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                    () -> RpcRdmaClient.connect(clientDevice, limited.localAddress()).close());
+            Throwable cause = refused;
+            while (cause != null && !(cause instanceof io.rdmagate.rdma.ConnectionRejectedException)) {
+                cause = cause.getCause();
+            }
+            assertNotNull(cause, "the second connect is rejected in the connection exchange: " + refused);
+            assertEquals(1, limited.refusedConnections());
+            first.close();
+            waitFor(() -> limited.connectionCount() == 0);
+            RpcRdmaClient again = RpcRdmaClient.connect(clientDevice, limited.localAddress());
+            try {
+                ByteBuf b = Unpooled.buffer();
+                CallHeaders.write(b, again.nextXid(), EchoProgram.PROGRAM, 1, EchoProgram.GET, Credentials.NONE);
+                b.writeInt(17);
+                byte[] m = new byte[b.readableBytes()];
+                b.readBytes(m);
+                XdrDecoder r = success(again.call(Call.of(m)));
+                assertEquals(17, r.readOpaque(100).length, "the freed place serves calls");
+            } finally {
+                again.close();
+            }
+            waitFor(() -> limited.connectionCount() == 0);
+        }
+    }
+
+    @Test
     void smallPayloadWithoutWriteChunkGoesInline() throws Exception {
         Reply r = client.call(Call.of(call(EchoProgram.GET, b -> b.writeInt(101))));
         XdrDecoder d = success(r);

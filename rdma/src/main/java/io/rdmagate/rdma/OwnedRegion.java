@@ -1,11 +1,9 @@
-package io.rdmagate.rpcrdma.server;
+package io.rdmagate.rdma;
 
-import io.rdmagate.rdma.Access;
-import io.rdmagate.rdma.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 
-/** A slab registration of the server's pool: itself, so the server knows its own keys. */
+/** A slab registration of the pool {@link RdmaResources} registers: itself, so users know its keys are the domain's. */
 record OwnedRegion(MemoryRegion region, Set<MemoryRegion> owners) implements MemoryRegion {
     OwnedRegion {
         owners.add(region);
