@@ -11,15 +11,18 @@ import java.util.Map;
  * What a {@link ProtocolService} gets to serve with.
  *
  * @param exports        the open exports by export name, in configuration order
- * @param pool           the one I/O memory pool
+ * @param pool           the one I/O memory pool (registered with {@code rdma}'s domain when there is one)
  * @param metrics        where services register their meters
  * @param payloadCopies  where services count the payload bytes they copy, per transport
  * @param ports          the planned port of every enabled listener
  * @param bindAddress    where protocol listeners bind unless their protocol names an address (the wildcard
  *                       in production, the loopback in tests)
+ * @param rdma           the process's one RDMA device and protection domain, opened when an RDMA
+ *                       listener is planned; empty otherwise
  */
 public record GatewayContext(GatewayConfig config, Map<String, VirtualFileSystem> exports, IoMemoryPool pool,
-        MeterRegistry metrics, PayloadCopies payloadCopies, ListenerPlan ports, java.net.InetAddress bindAddress) {
+        MeterRegistry metrics, PayloadCopies payloadCopies, ListenerPlan ports, java.net.InetAddress bindAddress,
+        java.util.Optional<io.rdmagate.rdma.RdmaResources> rdma) {
     public GatewayContext {
         exports = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(exports));
     }

@@ -26,9 +26,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running gateway. Start: plan ports, check the ports the present services will bind, open
- * the exports, create the I/O pool and metrics, start the protocol services, then the HTTP
- * endpoint. Stop, in order: the services (they stop accepting, then finish within the grace
- * period), the exports (their handle stores flush), the pool, the HTTP endpoint.
+ * the exports, open the RDMA device when an RDMA listener is planned, create the I/O pool
+ * (registered with that device's protection domain) and metrics, start the protocol services,
+ * then the HTTP endpoint. Stop, in order: the services (they stop accepting, then finish within
+ * the grace period), the exports (their handle stores flush), the pool, the RDMA device, the
+ * HTTP endpoint.
  */
 public final class GatewayRuntime {
     private static final Logger log = LoggerFactory.getLogger(GatewayRuntime.class);
@@ -45,6 +47,7 @@ public final class GatewayRuntime {
     private final List<BoundListener> listeners = new ArrayList<>();
     private OpenExports exports;
     private IoMemoryPool pool;
+    private io.rdmagate.rdma.RdmaResources rdma;
     private GatewayMetrics metrics;
     private HttpEndpoint http;
     private volatile String status = "starting";
@@ -82,13 +85,23 @@ public final class GatewayRuntime {
         plan.bindCheck(k -> GatewayContext.bindAddress(config.transports(), k, protocolAddress), claimed);
 
         exports = OpenExports.open(config, createIfMissing);
-        pool = new IoMemoryPool(config.limits().pool(), MemoryRegistrar.NONE);
+        if (plan.port(ListenerKind.NFS_RDMA).isPresent() || plan.port(ListenerKind.SMB_DIRECT).isPresent()) {
+            // one device and one protection domain for every RDMA listener; the pool registers its
+            // slabs there once, so any lease is a DMA source or sink for NFS/RDMA and SMB Direct alike
+            rdma = RdmaDevices.open(config.rdma());
+            log.info("rdma: device {} ({} provider)", rdma.device().name(),
+                    config.rdma().provider().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        pool = new IoMemoryPool(config.limits().pool(), rdma != null ? rdma : MemoryRegistrar.NONE);
         PayloadCopies copies = new PayloadCopies();
         metrics = new GatewayMetrics();
         metrics.bindPool(pool);
         metrics.bindPayloadCopies(copies);
+        if (rdma != null) {
+            metrics.bindRdma(rdma);
+        }
         GatewayContext context = new GatewayContext(config, exports.byName(), pool, metrics.registry(), copies, plan,
-                protocolAddress);
+                protocolAddress, java.util.Optional.ofNullable(rdma));
         for (ProtocolService s : services) {
             List<BoundListener> bound;
             try {
@@ -198,6 +211,9 @@ public final class GatewayRuntime {
         }
         if (pool != null) {
             pool.close();
+        }
+        if (rdma != null) {
+            rdma.close();
         }
         if (http != null) {
             http.close();

@@ -119,6 +119,7 @@ public final class NfsServer implements AutoCloseable {
         private int rpcbindPort;
         private Function<NfsExports, Nlm> nlmFactory;
         private io.rdmagate.rdma.RdmaDevice rdmaDevice;
+        private io.rdmagate.rdma.RdmaResources rdmaResources;
         private int rdmaPort = -1;
         private io.rdmagate.rpcrdma.server.RpcRdmaOptions rdmaOptions =
                 io.rdmagate.rpcrdma.server.RpcRdmaOptions.DEFAULT;
@@ -198,6 +199,20 @@ public final class NfsServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Also serves NFSv3 over RPC-over-RDMA (RFC 8267) on the process's RDMA domain at {@code port}
+         * (0: any, -1: none); READ and WRITE data move by RDMA Write and Read from {@link #pool}, which
+         * must be the pool registered with {@code rdma}.
+         */
+        public Builder rdma(io.rdmagate.rdma.RdmaResources rdma, int port,
+                io.rdmagate.rpcrdma.server.RpcRdmaOptions options) {
+            this.rdmaResources = rdma;
+            this.rdmaDevice = rdma.device();
+            this.rdmaPort = port;
+            this.rdmaOptions = options;
+            return this;
+        }
+
         public NfsServer start() throws IOException {
             NfsServer s = new NfsServer();
             try {
@@ -247,8 +262,8 @@ public final class NfsServer implements AutoCloseable {
 
     /**
      * NFSv3 on RPC-over-RDMA: its own dispatcher and duplicate request cache, and a program whose
-     * READ payloads are leased from the RDMA server's registered pool (so SendTo writes them with
-     * no registration per I/O). The NFS upper-layer binding (RFC 8267 §2) is the program's payload
+     * READ payloads are leased from the RDMA server's registered pool (the process's one pool when
+     * the gateway owns the domain), so SendTo writes them with no registration per I/O. The NFS upper-layer binding (RFC 8267 §2) is the program's payload
      * marking: READ data and READLINK text go through XdrEncoder.writePayload, WRITE data arrives
      * as the read chunk at its position.
      */
@@ -259,8 +274,9 @@ public final class NfsServer implements AutoCloseable {
                         l.drcChecksumBytes(), b.copies);
         io.rdmagate.oncrpc.server.RpcDispatcher d = new io.rdmagate.oncrpc.server.RpcDispatcher(drc,
                 io.netty.buffer.ByteBufAllocator.DEFAULT, metrics.listener("nfs"));
-        io.rdmagate.rpcrdma.server.RpcRdmaServer s = io.rdmagate.rpcrdma.server.RpcRdmaServer.create(b.rdmaDevice, d,
-                b.rdmaOptions, b.rdmaPool);
+        io.rdmagate.rpcrdma.server.RpcRdmaServer s = b.rdmaResources != null
+                ? io.rdmagate.rpcrdma.server.RpcRdmaServer.create(b.rdmaResources, b.pool, d, b.rdmaOptions)
+                : io.rdmagate.rpcrdma.server.RpcRdmaServer.create(b.rdmaDevice, d, b.rdmaOptions, b.rdmaPool);
         d.register(new Nfs3Program(b.exports, new ConnectionAccounts(s.pool()), b.copies, b.maxIoSize));
         try {
             s.listen(new InetSocketAddress(b.address, b.rdmaPort));

@@ -8,7 +8,6 @@ import io.rdmagate.gateway.ProtocolService;
 import io.rdmagate.gateway.config.ExportConfig;
 import io.rdmagate.nfs.nlm.NlmService;
 import io.rdmagate.oncrpc.server.RpcLimits;
-import io.rdmagate.rdma.softiwarp.SoftIwarpDevice;
 import io.rdmagate.rpcrdma.server.RpcRdmaOptions;
 import io.rdmagate.vfs.VirtualFileSystem;
 import java.time.Duration;
@@ -60,9 +59,10 @@ public final class NfsService implements ProtocolService {
         NfsServer.Builder builder = NfsServer.builder();
         int rdmaPort = port(plan, ListenerKind.NFS_RDMA);
         if (rdmaPort >= 0) {
-            // RPC-over-RDMA on the built-in software iWARP device: reachable from Linux siw clients
-            builder.rdma(new SoftIwarpDevice("siw0", SoftIwarpDevice.Options.DEFAULT), rdmaPort, RpcRdmaOptions.DEFAULT,
-                    limits.pool());
+            // RPC-over-RDMA on the gateway's RDMA device, with READ/WRITE data in the one pool it registered
+            var rdma = context.rdma().orElseThrow(() -> new IllegalStateException(
+                    "NFS over RDMA is planned on port " + rdmaPort + " but the gateway opened no RDMA device"));
+            builder.rdma(rdma, rdmaPort, RpcRdmaOptions.DEFAULT.withMaxConnections(context.config().rdma().maxConnections()));
         }
         server = builder
                 .exports(new NfsExports(exports))
@@ -81,9 +81,15 @@ public final class NfsService implements ProtocolService {
         List<BoundListener> out = new ArrayList<>();
         for (NfsServer.Listener l : server.listeners()) {
             boolean rdma = l.protocol().equals("nfs-rdma");
-            out.add(new BoundListener(rdma ? "nfs" : l.protocol(), rdma ? "rdma (soft iWARP)" : "tcp", l.address()));
+            out.add(new BoundListener(rdma ? "nfs" : l.protocol(), rdma ? "rdma (" + rdmaKind(context) + ")" : "tcp",
+                    l.address()));
         }
         return out;
+    }
+
+    private static String rdmaKind(GatewayContext context) {
+        return context.rdma().map(r -> r.device() instanceof io.rdmagate.rdma.softiwarp.SoftIwarpDevice ? "soft iWARP"
+                : r.device().name()).orElse("none");
     }
 
     private static int port(io.rdmagate.gateway.ListenerPlan plan, ListenerKind kind) {

@@ -12,7 +12,7 @@ import java.util.Optional;
  */
 public record GatewayConfig(String source, Path stateDir, HttpConfig http, List<ExportConfig> exports,
         List<ShareConfig> shares, SmbConfig smb, List<UserEntry> users, TransportsConfig transports,
-        LimitsConfig limits) {
+        LimitsConfig limits, RdmaConfig rdma) {
 
     public GatewayConfig {
         exports = List.copyOf(exports);
@@ -32,18 +32,18 @@ public record GatewayConfig(String source, Path stateDir, HttpConfig http, List<
     public GatewayConfig withFirstExportPath(Path path) {
         List<ExportConfig> e = new java.util.ArrayList<>(exports);
         e.set(0, e.get(0).withPath(path));
-        return new GatewayConfig(source, stateDir, http, e, shares, smb, users, transports, limits);
+        return new GatewayConfig(source, stateDir, http, e, shares, smb, users, transports, limits, rdma);
     }
 
     public GatewayConfig withStateDir(Path dir) {
-        return new GatewayConfig(source, dir, http, exports, shares, smb, users, transports, limits);
+        return new GatewayConfig(source, dir, http, exports, shares, smb, users, transports, limits, rdma);
     }
 
     public GatewayConfig withUsers(List<UserEntry> u) {
-        return new GatewayConfig(source, stateDir, http, exports, shares, smb, u, transports, limits);
+        return new GatewayConfig(source, stateDir, http, exports, shares, smb, u, transports, limits, rdma);
     }
 
     public GatewayConfig withHttp(HttpConfig h) {
-        return new GatewayConfig(source, stateDir, h, exports, shares, smb, users, transports, limits);
+        return new GatewayConfig(source, stateDir, h, exports, shares, smb, users, transports, limits, rdma);
     }
 }

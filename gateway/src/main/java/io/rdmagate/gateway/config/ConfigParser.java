@@ -91,8 +91,9 @@ public final class ConfigParser {
             List<UserEntry> users = users();
             TransportsConfig transports = transports(top.map("transports"));
             LimitsConfig limits = limits(top.map("limits"));
-            top.finish("stateDir", "http", "exports", "shares", "smb", "users", "transports", "limits");
-            return new GatewayConfig(top.file(), stateDir, http, exports, shares, smb, users, transports, limits);
+            RdmaConfig rdma = rdma(top.map("rdma"));
+            top.finish("stateDir", "http", "exports", "shares", "smb", "users", "transports", "limits", "rdma");
+            return new GatewayConfig(top.file(), stateDir, http, exports, shares, smb, users, transports, limits, rdma);
         }
 
         private Path path(YamlMap m, String key, String def) throws ConfigException {
@@ -300,6 +301,28 @@ public final class ConfigParser {
             smb.finish("enabled", "address", "port", "directPort");
             m.finish("nfs", "rpcbind", "smb");
             return new TransportsConfig(nfsT, new TransportsConfig.Rpcbind(rpcPort, rpcMode), smbT);
+        }
+
+        private RdmaConfig rdma(YamlMap m) throws ConfigException {
+            RdmaConfig d = RdmaConfig.DEFAULT;
+            int providerLine = m.lineOf("provider");
+            String p = m.string("provider", "auto");
+            RdmaConfig.Provider provider = switch (p) {
+                case "auto" -> RdmaConfig.Provider.AUTO;
+                case "soft" -> RdmaConfig.Provider.SOFT;
+                case "verbs" -> throw m.error(providerLine,
+                        "rdma.provider verbs: this build has no hardware verbs provider; use auto or soft");
+                default -> throw m.error(providerLine, "rdma.provider must be auto or soft, not '" + p + "'");
+            };
+            int maxConnections = (int) m.integer("maxConnections", d.maxConnections(), 1, 65_536);
+            int maxPending = (int) m.integer("maxPendingHandshakes", d.maxPendingHandshakes(), 1, 65_536);
+            int timeoutLine = m.lineOf("handshakeTimeout");
+            Duration timeout = m.duration("handshakeTimeout", d.handshakeTimeout());
+            if (timeout.isZero() || timeout.isNegative()) {
+                throw m.error(timeoutLine, "rdma.handshakeTimeout must be positive");
+            }
+            m.finish("provider", "maxConnections", "maxPendingHandshakes", "handshakeTimeout");
+            return new RdmaConfig(provider, maxConnections, maxPending, timeout);
         }
 
         private LimitsConfig limits(YamlMap m) throws ConfigException {

@@ -54,6 +54,29 @@ public final class GatewayMetrics implements AutoCloseable {
                 .description("leases that failed because the pool or a client stayed full").register(registry);
     }
 
+    /**
+     * rdmagate_rdma_registered_bytes and rdmagate_rdma_registered_regions{device=...}: what the one
+     * protection domain holds registered for the pool (one region per slab, never one per I/O);
+     * rdmagate_rdma_refused_handshakes_total for the soft-iWARP device.
+     */
+    public void bindRdma(io.rdmagate.rdma.RdmaResources rdma) {
+        String device = rdma.device().name();
+        Gauge.builder("rdmagate.rdma.registered", rdma, io.rdmagate.rdma.RdmaResources::registeredBytes)
+                .baseUnit("bytes").tag("device", device).description("pool memory registered with the protection domain")
+                .register(registry);
+        Gauge.builder("rdmagate.rdma.registered.regions", rdma, io.rdmagate.rdma.RdmaResources::registeredSlabs)
+                .tag("device", device).description("memory regions registered for the pool").register(registry);
+        if (rdma.device() instanceof io.rdmagate.rdma.softiwarp.SoftIwarpDevice siw) {
+            FunctionCounter.builder("rdmagate.rdma.refused.handshakes", siw,
+                    io.rdmagate.rdma.softiwarp.SoftIwarpDevice::refusedHandshakes).tag("device", device)
+                    .description("TCP connections closed unanswered: too many MPA exchanges were pending")
+                    .register(registry);
+            FunctionCounter.builder("rdmagate.rdma.access.violations", siw,
+                    io.rdmagate.rdma.softiwarp.SoftIwarpDevice::accessViolations).tag("device", device)
+                    .description("tagged accesses refused (bad STag, rights, bounds)").register(registry);
+        }
+    }
+
     /** gateway_payload_copy_bytes_total{transport=...}, for {@link #COPY_TRANSPORTS}. */
     public void bindPayloadCopies(PayloadCopies copies) {
         for (String t : COPY_TRANSPORTS) {
