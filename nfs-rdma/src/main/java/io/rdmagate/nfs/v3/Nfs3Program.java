@@ -77,6 +77,16 @@ public final class Nfs3Program implements RpcProgram {
         return exports;
     }
 
+    @Override
+    public void connectionOpened(io.rdmagate.oncrpc.server.Connection connection) {
+        accounts.opened(connection);
+    }
+
+    @Override
+    public void connectionClosed(io.rdmagate.oncrpc.server.Connection connection) {
+        accounts.closed(connection);
+    }
+
     ConnectionAccounts accounts() {
         return accounts;
     }

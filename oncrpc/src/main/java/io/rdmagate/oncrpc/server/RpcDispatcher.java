@@ -68,6 +68,36 @@ public final class RpcDispatcher {
     }
 
     /**
+     * A transport established {@code connection}: every program hears of it
+     * ({@link RpcProgram#connectionOpened}). Transports call this once per connection, before its
+     * first call is dispatched.
+     */
+    public void connectionOpened(Connection connection) {
+        for (RpcProgram p : programs.values()) {
+            try {
+                p.connectionOpened(connection);
+            } catch (RuntimeException e) {
+                LOG.warn("program {} failed on the opening of connection {}", p.name(), connection.id(), e);
+            }
+        }
+    }
+
+    /**
+     * {@code connection} ended: every program releases what it kept for it
+     * ({@link RpcProgram#connectionClosed}). Transports call this exactly once per connection
+     * they opened, when it is gone.
+     */
+    public void connectionClosed(Connection connection) {
+        for (RpcProgram p : programs.values()) {
+            try {
+                p.connectionClosed(connection);
+            } catch (RuntimeException e) {
+                LOG.warn("program {} failed on the closing of connection {}", p.name(), connection.id(), e);
+            }
+        }
+    }
+
+    /**
      * The reply to {@code record}, or null for none. The record stays the caller's (it releases it
      * after this returns); its reader index moves.
      */

@@ -34,4 +34,18 @@ public interface RpcProgram {
     default boolean isNonIdempotent(int version, int procedure) {
         return false;
     }
+
+    /**
+     * A connection of a transport that feeds this program's dispatcher was established (TCP
+     * accepted, RPC-over-RDMA connected); its calls follow. Not called for UDP.
+     */
+    default void connectionOpened(Connection connection) {
+    }
+
+    /**
+     * That connection ended: release what was kept for it. Calls of it may still be running (they
+     * finish; their replies are dropped); none starts after this.
+     */
+    default void connectionClosed(Connection connection) {
+    }
 }

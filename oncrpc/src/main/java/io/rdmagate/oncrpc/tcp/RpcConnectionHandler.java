@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * that many are, reading stops (autoRead off); records already decoded wait in a queue and are
  * not dispatched. A call stops counting when its reply has been written (or it had none), and
  * reading resumes. A connection with no call in flight is closed when the idle handler says it
- * has been idle. All fields are confined to the event loop.
+ * has been idle. The dispatcher hears of the connection when it becomes active and again when it
+ * is gone, so programs keep per-connection state exactly as long as the connection lives. All
+ * fields are confined to the event loop.
  */
 public final class RpcConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(RpcConnectionHandler.class);
@@ -38,6 +40,8 @@ public final class RpcConnectionHandler extends ChannelInboundHandlerAdapter {
     private Connection connection;
     private int inFlight;
     private boolean closed;
+    /** Whether the dispatcher heard of this connection's opening and not yet of its end. */
+    private boolean opened;
 
     public RpcConnectionHandler(RpcDispatcher dispatcher, Executor executor, int maxInFlight) {
         this.dispatcher = dispatcher;
@@ -57,7 +61,8 @@ public final class RpcConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        connection();
+        dispatcher.connectionOpened(connection());
+        opened = true;
         super.channelActive(ctx);
     }
 
@@ -158,6 +163,10 @@ public final class RpcConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         closed = true;
+        if (opened) {
+            opened = false;
+            dispatcher.connectionClosed(connection);
+        }
         ByteBuf b;
         while ((b = waiting.poll()) != null) {
             b.release();

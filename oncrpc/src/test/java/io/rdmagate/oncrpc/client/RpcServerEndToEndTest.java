@@ -77,6 +77,28 @@ class RpcServerEndToEndTest {
     }
 
     @Test
+    void programsHearOfEachConnectionOnceWhenItOpensAndOnceWhenItEnds() throws Exception {
+        start(RpcLimits.DEFAULT);
+        RpcClient first = client();
+        assertTrue(first.call(ToyProgram.PROG, 2, ToyProgram.NULL, new byte[0], T).header().isSuccess());
+        eventually(() -> toy.opened.size() == 1, "the connection's opening was reported");
+        io.rdmagate.oncrpc.server.Connection opened = toy.opened.peek();
+        assertEquals(opened.id(), toy.lastCaller.id(), "calls name the connection that was reported open");
+        assertTrue(toy.closed.isEmpty(), "a connection still open is not reported closed");
+        RpcClient second = client();
+        assertTrue(second.call(ToyProgram.PROG, 2, ToyProgram.NULL, new byte[0], T).header().isSuccess());
+        eventually(() -> toy.opened.size() == 2, "the second connection's opening was reported");
+        first.close();
+        eventually(() -> toy.closed.size() == 1, "the first connection's end was reported");
+        assertEquals(opened, toy.closed.peek(), "the connection that ended is the first one");
+        assertTrue(second.call(ToyProgram.PROG, 2, ToyProgram.NULL, new byte[0], T).header().isSuccess(),
+                "the other connection is untouched");
+        second.close();
+        eventually(() -> toy.closed.size() == 2, "the second connection's end was reported");
+        assertEquals(2, toy.opened.size(), "each connection was reported open once");
+    }
+
+    @Test
     void callsSucceedWithAuthSys() throws Exception {
         start(RpcLimits.DEFAULT);
         RpcClient c = client();

@@ -30,6 +30,10 @@ public final class ToyProgram implements RpcProgram {
     public final ConcurrentLinkedQueue<CountDownLatch> countStarted = new ConcurrentLinkedQueue<>();
     public volatile CountDownLatch countRelease;
     public volatile Supplier<IoMemory> payloads;
+    /** What the dispatcher reported, in order. */
+    public final ConcurrentLinkedQueue<Connection> opened = new ConcurrentLinkedQueue<>();
+    public final ConcurrentLinkedQueue<Connection> closed = new ConcurrentLinkedQueue<>();
+    public volatile Connection lastCaller;
 
     @Override
     public int program() {
@@ -57,7 +61,18 @@ public final class ToyProgram implements RpcProgram {
     }
 
     @Override
+    public void connectionOpened(Connection connection) {
+        opened.add(connection);
+    }
+
+    @Override
+    public void connectionClosed(Connection connection) {
+        closed.add(connection);
+    }
+
+    @Override
     public XdrMessage handle(RpcCall call) throws XdrException, RpcErrorException, RpcRejectedException {
+        lastCaller = call.connection();
         switch (call.procedure()) {
             case NULL -> {
                 return call.success().finish();

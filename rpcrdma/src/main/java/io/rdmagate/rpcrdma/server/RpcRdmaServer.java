@@ -160,6 +160,9 @@ public final class RpcRdmaServer implements AutoCloseable {
     void connectionClosed(ServerConnection c) {
         if (connections.remove(c)) {
             open.decrementAndGet();
+            if (c.connection != null) {
+                dispatcher.connectionClosed(c.connection);
+            }
             dispatcher.observer().connectionClosed("rdma");
         }
     }
@@ -216,6 +219,7 @@ public final class RpcRdmaServer implements AutoCloseable {
                 conn.attach(q);
                 conn.connection = new Connection(ServerConnection.nextId(), request.remoteAddress(),
                         request.localAddress(), "rdma", conn.backchannel);
+                dispatcher.connectionOpened(conn.connection);
                 for (int k = 0; k < conn.receiveCount(); k++) {
                     conn.postReceive(k);
                 }

@@ -263,6 +263,20 @@ abstract class AbstractRpcRdmaTest {
     }
 
     @Test
+    void programsHearOfTheConnectionWhenItOpensAndWhenItEnds() throws Exception {
+        Reply r = client.call(Call.of(call(EchoProgram.GET, b -> b.writeInt(8))));
+        success(r);
+        assertEquals(1, echo.opened.size(), "the connection was reported open before its first call");
+        assertEquals(echo.opened.peek().id(), echo.lastCaller.id(), "the call names that connection");
+        assertEquals("rdma", echo.opened.peek().transport());
+        assertTrue(echo.closed.isEmpty());
+        client.close();
+        client = null;
+        waitFor(() -> echo.closed.size() == 1);
+        assertEquals(echo.opened.peek(), echo.closed.peek(), "the same connection was reported closed, once");
+    }
+
+    @Test
     void aConnectBeyondTheConnectionLimitIsRejectedAndAFreedPlaceServesAgain() throws Exception {
         RpcDispatcher d = new RpcDispatcher(null, ByteBufAllocator.DEFAULT);
         RpcRdmaServer[] self = new RpcRdmaServer[1];

@@ -29,6 +29,10 @@ final class EchoProgram implements RpcProgram {
     static final int CB_PROGRAM = 0x40000777;
 
     /** Every reverse-direction call the server sent, for tests to watch. */
+    /** What the dispatcher reported, in order. */
+    final java.util.Queue<io.rdmagate.oncrpc.server.Connection> opened = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    final java.util.Queue<io.rdmagate.oncrpc.server.Connection> closed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    volatile io.rdmagate.oncrpc.server.Connection lastCaller;
     final java.util.List<java.util.concurrent.CompletableFuture<ByteBuf>> reverseCalls =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger reverseXids = new java.util.concurrent.atomic.AtomicInteger(0x7000);
@@ -64,7 +68,18 @@ final class EchoProgram implements RpcProgram {
     }
 
     @Override
+    public void connectionOpened(io.rdmagate.oncrpc.server.Connection connection) {
+        opened.add(connection);
+    }
+
+    @Override
+    public void connectionClosed(io.rdmagate.oncrpc.server.Connection connection) {
+        closed.add(connection);
+    }
+
+    @Override
     public XdrMessage handle(RpcCall call) throws XdrException, io.rdmagate.oncrpc.server.RpcErrorException {
+        lastCaller = call.connection();
         switch (call.procedure()) {
             case PUT -> {
                 ByteBuf data = call.decoder().readOpaqueSlice(4 << 20);
