@@ -1,10 +1,11 @@
 package io.rdmagate.rdma;
 
 /**
- * A completion queue (ibv_cq). Threading: each queue has one delivery thread (a virtual thread
- * started when completions are pending) that calls its {@link CompletionHandler} one completion at
- * a time, in the order the device produced them. So handlers never run on a socket thread or on
- * the thread that posted the work request, and a slow handler delays only its own queue.
+ * A completion queue (ibv_cq). Threading: its {@link CompletionHandler} is called one completion
+ * at a time, in the order the device produced them, never concurrently. A provider may call it
+ * on its own transmit or receive thread (soft iWARP does, for successes, to save a thread hop) or
+ * on a delivery thread; never on the thread that is posting a work request. Handlers therefore
+ * never block: they hand waiting work to a worker.
  */
 public interface CompletionQueue extends AutoCloseable {
     int capacity();

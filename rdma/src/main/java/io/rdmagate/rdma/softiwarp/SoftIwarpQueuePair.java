@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * tagged data (RFC 5040 §5.2.1, §6.4), queue, MSN and MO for untagged (RFC 5041 §5.3), the IRD for
  * Read Requests. A violation sends a Terminate and ends the connection; both directions then
  * flush. Sends and Writes complete when handed to TCP (iWARP's local completion), Reads when their
- * last Read Response segment is placed.
+ * last Read Response segment is placed; those successes are delivered to their completion queue's
+ * handler on the transmit or receive thread itself ({@code offerInline}), flushes on the queue's
+ * delivery thread.
  */
 final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
     private static final Logger log = LoggerFactory.getLogger(SoftIwarpQueuePair.class);
@@ -114,8 +116,8 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
     private volatile State state = State.CONNECTED;
     /** RFC 6581 §6: as responder in peer-to-peer mode, nothing is sent before the initiator's RTR. */
     private final java.util.concurrent.CountDownLatch rtrReceived;
-    private Thread rx;
-    private Thread tx;
+    private volatile Thread rx;
+    private volatile Thread tx;
 
     SoftIwarpQueuePair(SoftIwarpDevice device, QpConfig config, SocketChannel channel, boolean crc,
             byte[] remotePrivateData, int inboundReads, int outboundReads, boolean awaitRtr) throws IOException {
@@ -313,7 +315,10 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
 
     private void complete(SendWr wr, WcStatus status) {
         sendsInFlight.decrementAndGet();
-        if (!sendCq().offer(WorkCompletion.forSend(wr, status, this)) && status == WcStatus.SUCCESS) {
+        WorkCompletion wc = WorkCompletion.forSend(wr, status, this);
+        // a success on this pair's own threads (no lock held here) is delivered on the spot
+        boolean offered = status == WcStatus.SUCCESS && onOwnThread() ? sendCq().offerInline(wc) : sendCq().offer(wc);
+        if (!offered && status == WcStatus.SUCCESS) {
             fail("send completion queue overrun", null);
         }
     }
@@ -439,7 +444,8 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
                 }
                 int inv = invalidates ? invalidateStag : 0;
                 onSegmentDone.add(() -> {
-                    if (!recvCq().offer(recvCompletion(in.wr, WcStatus.SUCCESS, in.placed, inv, solicited))) {
+                    // runs on the receive thread after the segment, with no lock held: delivered on the spot
+                    if (!recvCq().offerInline(recvCompletion(in.wr, WcStatus.SUCCESS, in.placed, inv, solicited))) {
                         fail("receive completion queue overrun", null);
                     }
                 });
@@ -580,6 +586,11 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
             log.debug("closing {}", remote, e);
         }
         jobs.add(new StopJob());
+    }
+
+    private boolean onOwnThread() {
+        Thread t = Thread.currentThread();
+        return t == tx || t == rx;
     }
 
     private WorkCompletion recvCompletion(RecvWr wr, WcStatus st, long bytes, int invalidated, boolean solicited) {
