@@ -181,6 +181,20 @@ class ConfigParserTest {
     }
 
     @Test
+    void theRdmaSectionNamesTheDeviceAndBoundsItsConnections() throws Exception {
+        GatewayConfig d = ConfigParser.parse("t.yaml", MINIMAL);
+        assertEquals(RdmaConfig.DEFAULT, d.rdma(), "no rdma section: auto, 256 connections, 64 handshakes, 10 s");
+        GatewayConfig c = ConfigParser.parse("t.yaml", MINIMAL
+                + "rdma: {provider: soft, maxConnections: 8, maxPendingHandshakes: 4, handshakeTimeout: 2s}\n");
+        assertEquals(new RdmaConfig(RdmaConfig.Provider.SOFT, 8, 4, Duration.ofSeconds(2)), c.rdma());
+        assertError(MINIMAL + "rdma: {provider: verbs}\n", 6, "no hardware verbs provider");
+        assertError(MINIMAL + "rdma: {provider: ib}\n", 6, "must be auto or soft");
+        assertError(MINIMAL + "rdma: {maxConnections: 0}\n", 6, "maxConnections");
+        assertError(MINIMAL + "rdma: {handshakeTimeout: 0s}\n", 6, "must be positive");
+        assertError(MINIMAL + "rdma: {credits: 8}\n", 6, "credits");
+    }
+
+    @Test
     void eachProtocolListensWhereItsAddressSays() throws Exception {
         GatewayConfig c = ConfigParser.parse("t.yaml", MINIMAL
                 + "transports:\n  nfs: {address: 127.0.0.2}\n  smb: {address: \"::1\"}\n");

@@ -91,6 +91,27 @@ class HttpEndpointTest {
     }
 
     @Test
+    void theRdmaDomainShowsThePoolRegisteredOncePerSlab() throws Exception {
+        io.rdmagate.rdma.RdmaResources rdma = io.rdmagate.rdma.RdmaResources.open(
+                new io.rdmagate.rdma.softiwarp.SoftIwarpDevice("siw-metrics", io.rdmagate.rdma.softiwarp.SoftIwarpDevice.Options.DEFAULT));
+        try (IoMemoryPool registered = new IoMemoryPool(PoolLimits.DEFAULT, rdma)) {
+            metrics.bindRdma(rdma);
+            var a = registered.account("t");
+            var leases = new java.util.ArrayList<io.rdmagate.vfs.memory.IoMemory>();
+            for (int i = 0; i < 8; i++) {
+                leases.add(a.lease(64 << 10)); // eight I/Os, one slab: one registration
+            }
+            String body = send("GET", "/metrics").body();
+            assertTrue(body.contains("rdmagate_rdma_registered_bytes{device=\"siw-metrics\"} 4194304.0"), body);
+            assertTrue(body.contains("rdmagate_rdma_registered_regions{device=\"siw-metrics\"} 1.0"), body);
+            assertTrue(body.contains("rdmagate_rdma_refused_handshakes_total{device=\"siw-metrics\"} 0.0"), body);
+            leases.forEach(io.rdmagate.vfs.memory.IoMemory::release);
+        } finally {
+            rdma.close();
+        }
+    }
+
+    @Test
     void otherPathsAndMethods() throws Exception {
         assertEquals(404, send("GET", "/").statusCode());
         assertEquals(404, send("GET", "/healthz").statusCode());
