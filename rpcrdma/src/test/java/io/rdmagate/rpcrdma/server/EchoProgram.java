@@ -26,13 +26,16 @@ final class EchoProgram implements RpcProgram {
     static final int GET = 2;
     static final int LONG = 3;
     static final int CALLBACK = 4;
+    /** Waits for a permit of {@link #gate}, keeping its credit meanwhile, then answers with nothing. */
+    static final int BLOCK = 5;
     static final int CB_PROGRAM = 0x40000777;
 
-    /** Every reverse-direction call the server sent, for tests to watch. */
+    final java.util.concurrent.Semaphore gate = new java.util.concurrent.Semaphore(0);
     /** What the dispatcher reported, in order. */
     final java.util.Queue<io.rdmagate.oncrpc.server.Connection> opened = new java.util.concurrent.ConcurrentLinkedQueue<>();
     final java.util.Queue<io.rdmagate.oncrpc.server.Connection> closed = new java.util.concurrent.ConcurrentLinkedQueue<>();
     volatile io.rdmagate.oncrpc.server.Connection lastCaller;
+    /** Every reverse-direction call the server sent, for tests to watch. */
     final java.util.List<java.util.concurrent.CompletableFuture<ByteBuf>> reverseCalls =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger reverseXids = new java.util.concurrent.atomic.AtomicInteger(0x7000);
@@ -113,6 +116,16 @@ final class EchoProgram implements RpcProgram {
                 out.writePayload(m);
                 out.writeInt(0xfeedf00d);
                 return out.finish();
+            }
+            case BLOCK -> {
+                try {
+                    if (!gate.tryAcquire(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the gate never opened");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return call.success().finish();
             }
             case LONG -> {
                 int n = call.decoder().readInt();
