@@ -11,6 +11,7 @@ import java.util.Locale;
  *
  * <p>Usage: {@code bench/run rdma [totalMiB] [rounds]} (defaults 2048 MiB per figure, 3 rounds;
  * the best round of each figure is reported, as each run shares two cores with everything else).
+ * Every harness also takes {@code --json FILE} ({@link Report}).
  */
 public final class BenchMain {
     /** Both sides of every figure move data through regions of this size (cache effects alike). */
@@ -23,8 +24,16 @@ public final class BenchMain {
         return bytes >= 1 << 20 ? (bytes >> 20) + " MiB" : (bytes >> 10) + " KiB";
     }
 
-    public static void main(String[] args) throws Exception {
+    /** Runs the harness named by the first argument; {@code --json FILE} anywhere also writes its figures there. */
+    public static void main(String[] argv) throws Exception {
+        String[] args = Report.takeJsonOption(argv);
         String what = args.length > 0 ? args[0] : "rdma";
+        Report.begin(what);
+        run(what, args);
+        Report.write();
+    }
+
+    private static void run(String what, String[] args) throws Exception {
         if (what.equals("nfs")) {
             io.rdmagate.bench.nfs.NfsBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
@@ -65,6 +74,12 @@ public final class BenchMain {
             for (Measurement m : new Measurement[] {raw, w, r}) {
                 rows.add(new String[] {m.name(), fmt(m.megabytesPerSecond()), fmt2(m.cpuSecondsPerGib()),
                     m == raw ? "1.00" : fmt2(m.megabytesPerSecond() / raw.megabytesPerSecond())});
+                if (m != raw) {
+                    Report.figure(m.name() + " MB/s", "MB/s", "soft iWARP / raw socket",
+                            m.megabytesPerSecond() / raw.megabytesPerSecond(),
+                            new Report.Side("raw socket", raw.megabytesPerSecond(), raw.cpuSecondsPerGib(), "s/GiB"),
+                            new Report.Side("soft iWARP", m.megabytesPerSecond(), m.cpuSecondsPerGib(), "s/GiB"));
+                }
             }
         }
         System.out.println();
@@ -81,6 +96,8 @@ public final class BenchMain {
             System.out.println("|---|---:|---:|");
             System.out.printf(Locale.ROOT, "| soft iWARP, loopback TCP | %.1f | %.1f |%n", rtt[rtt.length / 2] / 1e3,
                     rtt[(int) (rtt.length * 0.99)] / 1e3);
+            Report.figure("Send/Recv ping-pong (32 B) median µs", "µs", "", 1,
+                    new Report.Side("soft iWARP", rtt[rtt.length / 2] / 1e3, null, null));
         }
     }
 

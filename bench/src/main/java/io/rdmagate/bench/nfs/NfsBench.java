@@ -1,5 +1,8 @@
 package io.rdmagate.bench.nfs;
 
+import io.rdmagate.bench.Figure;
+import io.rdmagate.bench.Report;
+
 import io.rdmagate.nfs.client.Nfs3Client;
 import io.rdmagate.nfs.v3.Nfs3;
 import io.rdmagate.oncrpc.rpc.AuthSys;
@@ -51,14 +54,6 @@ public final class NfsBench {
         new SplittableRandom(2049).nextBytes(data);
     }
 
-    /** One figure of one round: the value and the server CPU seconds it cost. */
-    record Figure(double value, double serverCpuSeconds, double work) {
-        /** Server CPU per unit of work: s/GiB for throughput, µs per call for rates. */
-        double cpuPerUnit() {
-            return serverCpuSeconds / work;
-        }
-    }
-
     public static void main(String[] args) throws Exception {
         if (System.getenv("RDMAGATE_BENCH_NETNS") == null) {
             System.err.println("run the NFS benchmark through bench/run nfs (as root): it needs a network namespace");
@@ -98,17 +93,7 @@ public final class NfsBench {
     }
 
     private static void print(List<ServerProcess> servers, List<Map<String, Figure>> best) {
-        System.out.println();
-        System.out.println("| figure | rdmagate | ganesha | rdmagate / ganesha | rdmagate CPU | ganesha CPU |");
-        System.out.println("|---|---:|---:|---:|---:|---:|");
-        for (String k : best.get(0).keySet()) {
-            Figure a = best.get(0).get(k);
-            Figure b = best.get(1).get(k);
-            String unit = k.contains("MB/s") ? " s/GiB" : " µs/call";
-            double scale = k.contains("MB/s") ? 1 : 1e6;
-            System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.2f | %.2f%s | %.2f%s |%n", k, a.value(), b.value(),
-                    a.value() / b.value(), a.cpuPerUnit() * scale, unit, b.cpuPerUnit() * scale, unit);
-        }
+        Report.versus("rdmagate", "ganesha", best);
         System.out.println();
         System.out.println("servers: " + servers.stream().map(s -> s.name() + " pid " + s.process().pid()).toList());
     }

@@ -1,5 +1,8 @@
 package io.rdmagate.bench.nfs;
 
+import io.rdmagate.bench.Figure;
+import io.rdmagate.bench.Report;
+
 import com.sun.management.OperatingSystemMXBean;
 import io.rdmagate.rdma.softiwarp.SoftIwarpDevice;
 import java.lang.management.ManagementFactory;
@@ -40,7 +43,7 @@ public final class NfsRdmaBench {
         NfsBench.Dialer rdma = (server, depth) -> new RdmaLoadConnection(device, server.rdma(), depth);
         List<String> names = List.of("TCP", "RDMA");
         List<NfsBench.Dialer> dialers = List.of(NfsBench.TCP, rdma);
-        List<Map<String, NfsBench.Figure>> best = new ArrayList<>();
+        List<Map<String, Figure>> best = new ArrayList<>();
         try (ServerProcess gateway = Servers.rdmagate(work, export)) {
             for (int i = 0; i < dialers.size(); i++) {
                 best.add(new LinkedHashMap<>());
@@ -48,11 +51,11 @@ public final class NfsRdmaBench {
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < dialers.size(); i++) {
                     long cpu0 = OS.getProcessCpuTime();
-                    Map<String, NfsBench.Figure> round = bench.round(gateway, dialers.get(i));
+                    Map<String, Figure> round = bench.round(gateway, dialers.get(i));
                     double client = (OS.getProcessCpuTime() - cpu0) / 1e9;
                     System.out.printf(Locale.ROOT, "round %d %s: %s (generator CPU %.1f s)%n", r + 1, names.get(i),
                             round, client);
-                    Map<String, NfsBench.Figure> b = best.get(i);
+                    Map<String, Figure> b = best.get(i);
                     round.forEach((k, v) -> b.merge(k, v, (x, y) -> x.value() >= y.value() ? x : y));
                 }
             }
@@ -62,21 +65,26 @@ public final class NfsRdmaBench {
         print(best, rawWriteMBps);
     }
 
-    private static void print(List<Map<String, NfsBench.Figure>> best, double rawWriteMBps) {
+    private static void print(List<Map<String, Figure>> best, double rawWriteMBps) {
         System.out.println();
         System.out.println("| figure | TCP | RDMA | RDMA / TCP | gateway CPU, TCP | gateway CPU, RDMA | RDMA / raw soft-iWARP Write |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|");
         for (String k : best.get(0).keySet()) {
-            NfsBench.Figure t = best.get(0).get(k);
-            NfsBench.Figure r = best.get(1).get(k);
+            Figure t = best.get(0).get(k);
+            Figure r = best.get(1).get(k);
             boolean mbps = k.contains("MB/s");
             String unit = mbps ? " s/GiB" : " µs/call";
             double scale = mbps ? 1 : 1e6;
             System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.2f | %.2f%s | %.2f%s | %s |%n", k, t.value(),
                     r.value(), r.value() / t.value(), t.cpuPerUnit() * scale, unit, r.cpuPerUnit() * scale, unit,
                     mbps ? String.format(Locale.ROOT, "%.2f", r.value() / rawWriteMBps) : "");
+            Report.figure(k, Report.valueUnit(k), "RDMA / TCP", r.value() / t.value(),
+                    new Report.Side("TCP", t.value(), t.cpuPerUnit() * scale, unit.strip()),
+                    new Report.Side("RDMA", r.value(), r.cpuPerUnit() * scale, unit.strip()));
         }
         System.out.printf(Locale.ROOT, "%nraw soft-iWARP RDMA Write, 1 MiB messages, 16 in flight: %.0f MB/s%n",
                 rawWriteMBps);
+        Report.figure("raw soft-iWARP RDMA Write MB/s (1 MiB, 16 in flight)", "MB/s", "", 1,
+                new Report.Side("soft iWARP", rawWriteMBps, null, null));
     }
 }

@@ -1,5 +1,8 @@
 package io.rdmagate.bench.smb;
 
+import io.rdmagate.bench.Figure;
+import io.rdmagate.bench.Report;
+
 import com.hierynomus.msdtyp.AccessMask;
 import com.hierynomus.mssmb2.SMB2CreateDisposition;
 import com.hierynomus.mssmb2.SMB2Dialect;
@@ -53,13 +56,6 @@ public final class SmbBench {
         new SplittableRandom(445).nextBytes(data);
     }
 
-    /** One figure of one round: the value and the server CPU seconds it cost. */
-    record Figure(double value, double serverCpuSeconds, double work) {
-        double cpuPerUnit() {
-            return serverCpuSeconds / work;
-        }
-    }
-
     public static void main(String[] args) throws Exception {
         long total = (args.length > 0 ? Long.parseLong(args[0]) : 1024) << 20;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 10;
@@ -91,18 +87,7 @@ public final class SmbBench {
     }
 
     private static void print(List<Map<String, Figure>> best) {
-        System.out.println();
-        System.out.println("| figure | rdmagate | smbd | rdmagate / smbd | rdmagate CPU | smbd CPU |");
-        System.out.println("|---|---:|---:|---:|---:|---:|");
-        for (String k : best.get(0).keySet()) {
-            Figure a = best.get(0).get(k);
-            Figure b = best.get(1).get(k);
-            boolean mbps = k.contains("MB/s");
-            String unit = mbps ? " s/GiB" : " µs/call";
-            double scale = mbps ? 1 : 1e6;
-            System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.2f | %.2f%s | %.2f%s |%n", k, a.value(), b.value(),
-                    a.value() / b.value(), a.cpuPerUnit() * scale, unit, b.cpuPerUnit() * scale, unit);
-        }
+        Report.versus("rdmagate", "smbd", best);
     }
 
     private static SMBClient client() {
