@@ -1,12 +1,14 @@
 package io.rdmagate.gateway;
 
-import io.rdmagate.gateway.config.ExportConfig;
-import io.rdmagate.gateway.config.GatewayConfig;
-import io.rdmagate.gateway.config.ShareConfig;
+import io.rdmagate.gateway.spi.ListenerKind;
+import io.rdmagate.gateway.spi.ListenerPlan;
+import io.rdmagate.gateway.spi.config.ExportConfig;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
+import io.rdmagate.gateway.spi.config.ShareConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Optional;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**

@@ -1,10 +1,17 @@
 package io.rdmagate.gateway;
 
-import io.rdmagate.gateway.config.ExportConfig;
-import io.rdmagate.gateway.config.GatewayConfig;
 import io.rdmagate.gateway.http.GatewayMetrics;
 import io.rdmagate.gateway.http.Health;
 import io.rdmagate.gateway.http.HttpEndpoint;
+import io.rdmagate.gateway.spi.BoundListener;
+import io.rdmagate.gateway.spi.GatewayContext;
+import io.rdmagate.gateway.spi.ListenerKind;
+import io.rdmagate.gateway.spi.ListenerPlan;
+import io.rdmagate.gateway.spi.PlannedPort;
+import io.rdmagate.gateway.spi.ProtocolService;
+import io.rdmagate.gateway.spi.StartException;
+import io.rdmagate.gateway.spi.config.ExportConfig;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
 import io.rdmagate.gateway.users.GeneratedSmbUser;
 import io.rdmagate.gateway.users.HostAccounts;
 import io.rdmagate.vfs.memory.IoMemoryPool;

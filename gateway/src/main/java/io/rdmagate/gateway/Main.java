@@ -2,6 +2,7 @@ package io.rdmagate.gateway;
 
 import io.rdmagate.gateway.cli.RdmagateCommand;
 import io.rdmagate.gateway.config.ConfigException;
+import io.rdmagate.gateway.spi.StartException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 

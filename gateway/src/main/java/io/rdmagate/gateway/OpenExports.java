@@ -1,7 +1,8 @@
 package io.rdmagate.gateway;
 
-import io.rdmagate.gateway.config.ExportConfig;
-import io.rdmagate.gateway.config.GatewayConfig;
+import io.rdmagate.gateway.spi.StartException;
+import io.rdmagate.gateway.spi.config.ExportConfig;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
 import io.rdmagate.vfs.VirtualFileSystem;
 import io.rdmagate.vfs.local.LocalFileSystem;
 import java.io.IOException;

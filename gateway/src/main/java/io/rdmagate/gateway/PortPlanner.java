@@ -1,8 +1,12 @@
 package io.rdmagate.gateway;
 
-import io.rdmagate.gateway.config.Port;
-import io.rdmagate.gateway.config.TransportsConfig;
-import io.rdmagate.gateway.config.TransportsConfig.Rpcbind.Mode;
+import io.rdmagate.gateway.spi.ListenerKind;
+import io.rdmagate.gateway.spi.ListenerPlan;
+import io.rdmagate.gateway.spi.PlannedPort;
+import io.rdmagate.gateway.spi.StartException;
+import io.rdmagate.gateway.spi.config.Port;
+import io.rdmagate.gateway.spi.config.TransportsConfig.Rpcbind.Mode;
+import io.rdmagate.gateway.spi.config.TransportsConfig;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,6 +1,6 @@
 package io.rdmagate.gateway;
 
-import io.rdmagate.gateway.config.RdmaConfig;
+import io.rdmagate.gateway.spi.config.RdmaConfig;
 import io.rdmagate.rdma.RdmaResources;
 import io.rdmagate.rdma.softiwarp.SoftIwarpDevice;
 

@@ -6,7 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmagate.gateway.config.ConfigParser;
-import io.rdmagate.gateway.config.GatewayConfig;
+import io.rdmagate.gateway.spi.BoundListener;
+import io.rdmagate.gateway.spi.GatewayContext;
+import io.rdmagate.gateway.spi.ListenerKind;
+import io.rdmagate.gateway.spi.ProtocolService;
+import io.rdmagate.gateway.spi.StartException;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

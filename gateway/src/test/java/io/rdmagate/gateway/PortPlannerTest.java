@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmagate.gateway.config.ConfigParser;
-import io.rdmagate.gateway.config.GatewayConfig;
-import io.rdmagate.gateway.config.TransportsConfig.Rpcbind.Mode;
+import io.rdmagate.gateway.spi.ListenerKind;
+import io.rdmagate.gateway.spi.ListenerPlan;
+import io.rdmagate.gateway.spi.StartException;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
+import io.rdmagate.gateway.spi.config.TransportsConfig.Rpcbind.Mode;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

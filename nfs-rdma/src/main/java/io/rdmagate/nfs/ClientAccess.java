@@ -1,6 +1,6 @@
 package io.rdmagate.nfs;
 
-import io.rdmagate.gateway.config.ClientRule;
+import io.rdmagate.gateway.spi.config.ClientRule;
 import io.rdmagate.oncrpc.rpc.AuthSys;
 import io.rdmagate.oncrpc.rpc.Credentials;
 import io.rdmagate.vfs.Caller;

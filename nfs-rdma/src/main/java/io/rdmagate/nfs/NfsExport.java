@@ -1,7 +1,7 @@
 package io.rdmagate.nfs;
 
-import io.rdmagate.gateway.config.ClientRule;
-import io.rdmagate.gateway.config.ExportConfig;
+import io.rdmagate.gateway.spi.config.ClientRule;
+import io.rdmagate.gateway.spi.config.ExportConfig;
 import io.rdmagate.vfs.VirtualFileSystem;
 import java.net.InetAddress;
 import java.util.Optional;

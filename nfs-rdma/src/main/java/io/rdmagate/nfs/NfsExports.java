@@ -1,6 +1,6 @@
 package io.rdmagate.nfs;
 
-import io.rdmagate.gateway.log.RateLimitedLog;
+import io.rdmagate.gateway.spi.log.RateLimitedLog;
 import io.rdmagate.vfs.FileHandle;
 import io.rdmagate.vfs.VfsError;
 import io.rdmagate.vfs.VfsException;

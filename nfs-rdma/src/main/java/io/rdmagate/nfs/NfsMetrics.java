@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
-import io.rdmagate.gateway.log.RateLimitedLog;
+import io.rdmagate.gateway.spi.log.RateLimitedLog;
 import io.rdmagate.nfs.mount.Mount;
 import io.rdmagate.nfs.nlm.Nlm4;
 import io.rdmagate.nfs.v3.Nfs3;
@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * the RPC error for calls the program never answered: GARBAGE_ARGS, PROC_UNAVAIL, PROG_MISMATCH,
  * SYSTEM_ERR, MSG_DENIED; DROPPED for a retransmission dropped by the duplicate request cache);
  * <li>{@code rdmagate_nfs_request_seconds{program,version,procedure}}: a histogram of the time from
- * the dispatcher taking the record to the reply being ready (buckets {@link io.rdmagate.gateway.RequestLatency#buckets()});
+ * the dispatcher taking the record to the reply being ready (buckets {@link io.rdmagate.gateway.spi.RequestLatency#buckets()});
  * <li>{@code rdmagate_nfs_bytes_received_total{transport}}, {@code rdmagate_nfs_bytes_sent_total{transport}}:
  * RPC message bytes (calls and replies, payloads included; without TCP record marks or RPC-over-RDMA
  * transport headers);
@@ -144,7 +144,7 @@ public final class NfsMetrics {
             if (t == null) {
                 t = Timer.builder("rdmagate.nfs.request").description("time to answer an RPC call")
                         .tag("program", name).tag("version", versions[v]).tag("procedure", procName(p))
-                        .serviceLevelObjectives(io.rdmagate.gateway.RequestLatency.buckets()).register(registry);
+                        .serviceLevelObjectives(io.rdmagate.gateway.spi.RequestLatency.buckets()).register(registry);
                 timers.set(ti, t);
             }
             t.record(nanos, TimeUnit.NANOSECONDS);

@@ -1,11 +1,11 @@
 package io.rdmagate.nfs;
 
-import io.rdmagate.gateway.BoundListener;
-import io.rdmagate.gateway.GatewayContext;
-import io.rdmagate.gateway.ListenerKind;
-import io.rdmagate.gateway.PlannedPort;
-import io.rdmagate.gateway.ProtocolService;
-import io.rdmagate.gateway.config.ExportConfig;
+import io.rdmagate.gateway.spi.BoundListener;
+import io.rdmagate.gateway.spi.GatewayContext;
+import io.rdmagate.gateway.spi.ListenerKind;
+import io.rdmagate.gateway.spi.PlannedPort;
+import io.rdmagate.gateway.spi.ProtocolService;
+import io.rdmagate.gateway.spi.config.ExportConfig;
 import io.rdmagate.nfs.nlm.NlmService;
 import io.rdmagate.oncrpc.server.RpcLimits;
 import io.rdmagate.rpcrdma.server.RpcRdmaOptions;
@@ -92,7 +92,7 @@ public final class NfsService implements ProtocolService {
                 : r.device().name()).orElse("none");
     }
 
-    private static int port(io.rdmagate.gateway.ListenerPlan plan, ListenerKind kind) {
+    private static int port(io.rdmagate.gateway.spi.ListenerPlan plan, ListenerKind kind) {
         return plan.port(kind).map(PlannedPort::port).orElse(-1);
     }
 

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rdmagate.gateway.config.ClientRule.Access;
+import io.rdmagate.gateway.spi.config.ClientRule.Access;
 import io.rdmagate.nfs.client.Nfs3Client;
 import io.rdmagate.nfs.client.Nfs3Client.Attr;
 import io.rdmagate.nfs.client.Nfs3Client.Entry;

@@ -1,8 +1,8 @@
 package io.rdmagate.nfs;
 
-import io.rdmagate.gateway.config.AddressMatch;
-import io.rdmagate.gateway.config.ClientRule;
-import io.rdmagate.gateway.config.ExportConfig;
+import io.rdmagate.gateway.spi.config.AddressMatch;
+import io.rdmagate.gateway.spi.config.ClientRule;
+import io.rdmagate.gateway.spi.config.ExportConfig;
 import io.rdmagate.nfs.nlm.NlmService;
 import io.rdmagate.oncrpc.rpc.AuthSys;
 import io.rdmagate.vfs.VirtualFileSystem;

@@ -12,7 +12,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.rdmagate.gateway.config.ClientRule.Access;
+import io.rdmagate.gateway.spi.config.ClientRule.Access;
 import io.rdmagate.nfs.client.Nfs3Client;
 import io.rdmagate.nfs.client.Nfs3Client.NfsStatusException;
 import io.rdmagate.nfs.mount.Mount;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.rdmagate.gateway.config.ClientRule.Access;
+import io.rdmagate.gateway.spi.config.ClientRule.Access;
 import io.rdmagate.nfs.client.Nfs3Client;
 import io.rdmagate.nfs.v3.Nfs3;
 import io.rdmagate.oncrpc.rpc.CallHeaders;

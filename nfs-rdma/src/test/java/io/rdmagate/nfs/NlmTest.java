@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rdmagate.gateway.config.ClientRule.Access;
+import io.rdmagate.gateway.spi.config.ClientRule.Access;
 import io.rdmagate.nfs.client.Nfs3Client;
 import io.rdmagate.nfs.nlm.Nlm4;
 import io.rdmagate.nfs.nlm.NlmLock;

@@ -1,7 +1,7 @@
 package io.rdmagate.gateway.cli;
 
 import io.rdmagate.gateway.Main;
-import io.rdmagate.gateway.config.HttpConfig;
+import io.rdmagate.gateway.spi.config.HttpConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -2,7 +2,7 @@ package io.rdmagate.gateway.cli;
 
 import io.rdmagate.gateway.Main;
 import io.rdmagate.gateway.config.ConfigParser;
-import io.rdmagate.gateway.config.UserEntry;
+import io.rdmagate.gateway.spi.config.UserEntry;
 import io.rdmagate.gateway.users.HostAccounts;
 import io.rdmagate.gateway.users.NtHash;
 import io.rdmagate.gateway.users.UsersFile;

@@ -1,6 +1,6 @@
 package io.rdmagate.gateway.cli;
 
-import io.rdmagate.gateway.config.UserEntry;
+import io.rdmagate.gateway.spi.config.UserEntry;
 import io.rdmagate.gateway.users.UsersFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

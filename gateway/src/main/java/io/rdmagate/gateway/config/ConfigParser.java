@@ -1,5 +1,17 @@
 package io.rdmagate.gateway.config;
 
+import io.rdmagate.gateway.spi.config.AddressMatch;
+import io.rdmagate.gateway.spi.config.ClientRule;
+import io.rdmagate.gateway.spi.config.ExportConfig;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
+import io.rdmagate.gateway.spi.config.HttpConfig;
+import io.rdmagate.gateway.spi.config.LimitsConfig;
+import io.rdmagate.gateway.spi.config.Port;
+import io.rdmagate.gateway.spi.config.RdmaConfig;
+import io.rdmagate.gateway.spi.config.ShareConfig;
+import io.rdmagate.gateway.spi.config.SmbConfig;
+import io.rdmagate.gateway.spi.config.TransportsConfig;
+import io.rdmagate.gateway.spi.config.UserEntry;
 import io.rdmagate.vfs.memory.PoolLimits;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,5 +1,6 @@
 package io.rdmagate.gateway.config;
 
+import io.rdmagate.gateway.spi.config.Port;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

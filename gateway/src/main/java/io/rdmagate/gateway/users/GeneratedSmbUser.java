@@ -1,6 +1,6 @@
 package io.rdmagate.gateway.users;
 
-import io.rdmagate.gateway.config.UserEntry;
+import io.rdmagate.gateway.spi.config.UserEntry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -2,8 +2,8 @@ package io.rdmagate.gateway.users;
 
 import io.rdmagate.gateway.config.ConfigException;
 import io.rdmagate.gateway.config.ConfigParser;
-import io.rdmagate.gateway.config.GatewayConfig;
-import io.rdmagate.gateway.config.UserEntry;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
+import io.rdmagate.gateway.spi.config.UserEntry;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmagate.gateway.Main;
 import io.rdmagate.gateway.config.ConfigParser;
-import io.rdmagate.gateway.config.UserEntry;
+import io.rdmagate.gateway.spi.config.UserEntry;
 import io.rdmagate.gateway.users.NtHash;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;

@@ -6,6 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rdmagate.gateway.spi.config.AddressMatch;
+import io.rdmagate.gateway.spi.config.ClientRule;
+import io.rdmagate.gateway.spi.config.ExportConfig;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
+import io.rdmagate.gateway.spi.config.Port;
+import io.rdmagate.gateway.spi.config.RdmaConfig;
+import io.rdmagate.gateway.spi.config.ShareConfig;
+import io.rdmagate.gateway.spi.config.SmbConfig;
+import io.rdmagate.gateway.spi.config.TransportsConfig;
+import io.rdmagate.gateway.spi.config.UserEntry;
 import io.rdmagate.vfs.memory.PoolLimits;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -200,15 +210,15 @@ class ConfigParserTest {
                 + "transports:\n  nfs: {address: 127.0.0.2}\n  smb: {address: \"::1\"}\n");
         InetAddress any = InetAddress.ofLiteral("0.0.0.0");
         var t = c.transports();
-        assertEquals(InetAddress.ofLiteral("127.0.0.2"), io.rdmagate.gateway.GatewayContext.bindAddress(t,
-                io.rdmagate.gateway.ListenerKind.MOUNT, any));
-        assertEquals(InetAddress.ofLiteral("127.0.0.2"), io.rdmagate.gateway.GatewayContext.bindAddress(t,
-                io.rdmagate.gateway.ListenerKind.RPCBIND, any));
-        assertEquals(InetAddress.ofLiteral("::1"), io.rdmagate.gateway.GatewayContext.bindAddress(t,
-                io.rdmagate.gateway.ListenerKind.SMB, any));
+        assertEquals(InetAddress.ofLiteral("127.0.0.2"), io.rdmagate.gateway.spi.GatewayContext.bindAddress(t,
+                io.rdmagate.gateway.spi.ListenerKind.MOUNT, any));
+        assertEquals(InetAddress.ofLiteral("127.0.0.2"), io.rdmagate.gateway.spi.GatewayContext.bindAddress(t,
+                io.rdmagate.gateway.spi.ListenerKind.RPCBIND, any));
+        assertEquals(InetAddress.ofLiteral("::1"), io.rdmagate.gateway.spi.GatewayContext.bindAddress(t,
+                io.rdmagate.gateway.spi.ListenerKind.SMB, any));
         GatewayConfig d = ConfigParser.parse("t.yaml", MINIMAL);
-        assertEquals(any, io.rdmagate.gateway.GatewayContext.bindAddress(d.transports(),
-                io.rdmagate.gateway.ListenerKind.SMB, any), "no address: the gateway's default");
+        assertEquals(any, io.rdmagate.gateway.spi.GatewayContext.bindAddress(d.transports(),
+                io.rdmagate.gateway.spi.ListenerKind.SMB, any), "no address: the gateway's default");
     }
 
     @Test

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmagate.gateway.config.ConfigParser;
-import io.rdmagate.gateway.config.GatewayConfig;
-import io.rdmagate.gateway.config.UserEntry;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
+import io.rdmagate.gateway.spi.config.UserEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

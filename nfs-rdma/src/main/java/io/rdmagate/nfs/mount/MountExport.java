@@ -1,6 +1,6 @@
 package io.rdmagate.nfs.mount;
 
-import io.rdmagate.gateway.config.ClientRule;
+import io.rdmagate.gateway.spi.config.ClientRule;
 import io.rdmagate.nfs.NfsExport;
 import io.rdmagate.oncrpc.server.RpcCall;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;

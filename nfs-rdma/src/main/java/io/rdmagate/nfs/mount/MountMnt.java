@@ -1,6 +1,6 @@
 package io.rdmagate.nfs.mount;
 
-import io.rdmagate.gateway.config.ClientRule;
+import io.rdmagate.gateway.spi.config.ClientRule;
 import io.rdmagate.nfs.ClientAccess;
 import io.rdmagate.nfs.NfsExport;
 import io.rdmagate.nfs.NfsExports;
@@ -106,7 +106,7 @@ final class MountMnt implements MountProcedure {
     private static void refused(NfsExports exports, RpcCall call, String path, String why) {
         String client = call.connection().peer().getAddress().getHostAddress();
         io.rdmagate.oncrpc.rpc.AuthSys a = call.authSys();
-        exports.denials().log(io.rdmagate.gateway.log.RateLimitedLog.Level.WARN, client,
+        exports.denials().log(io.rdmagate.gateway.spi.log.RateLimitedLog.Level.WARN, client,
                 "MOUNT of {} refused: client {} (uid {}) {}", path, client,
                 a == null ? "none" : Integer.toUnsignedString(a.uid()), why);
     }

@@ -95,7 +95,7 @@ public final class NlmService implements NfsServer.Nlm {
         Target t = exports.resolve(fh);
         if (t.export().ruleFor(call.connection().peer().getAddress()).isEmpty()) {
             String client = call.connection().peer().getAddress().getHostAddress();
-            exports.denials().log(io.rdmagate.gateway.log.RateLimitedLog.Level.WARN, client,
+            exports.denials().log(io.rdmagate.gateway.spi.log.RateLimitedLog.Level.WARN, client,
                     "NLM {} refused: client {} matches no client rule of export {}", call.procedure(), client,
                     t.export().config().name());
             throw new VfsException(io.rdmagate.vfs.VfsError.ACCESS, "client not allowed on the export");

@@ -1,6 +1,6 @@
 package io.rdmagate.nfs.v3;
 
-import io.rdmagate.gateway.config.ClientRule;
+import io.rdmagate.gateway.spi.config.ClientRule;
 import io.rdmagate.nfs.ClientAccess;
 import io.rdmagate.nfs.NfsExport;
 import io.rdmagate.nfs.NfsExports;

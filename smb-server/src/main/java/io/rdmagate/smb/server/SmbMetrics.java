@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * value counted as "other"); an operation answered asynchronously is counted once, with its final
  * status;
  * <li>{@code rdmagate_smb_request_seconds{command}}: a histogram of the time from taking the request
- * to its response being built (the final one for asynchronous operations), buckets {@link io.rdmagate.gateway.RequestLatency#buckets()};
+ * to its response being built (the final one for asynchronous operations), buckets {@link io.rdmagate.gateway.spi.RequestLatency#buckets()};
  * <li>{@code rdmagate_smb_bytes_received_total{transport}}, {@code rdmagate_smb_bytes_sent_total{transport}}:
  * bytes of the transport stream (NetBIOS headers, SMB2 messages, payloads);
  * <li>{@code rdmagate_smb_connections{transport}} (open now), {@code rdmagate_smb_connections_accepted_total{transport}};
@@ -106,7 +106,7 @@ public final class SmbMetrics {
         Timer t = timers.get(c);
         if (t == null) {
             t = Timer.builder("rdmagate.smb.request").description("time to answer an SMB request").tag("command", name)
-                    .serviceLevelObjectives(io.rdmagate.gateway.RequestLatency.buckets()).register(registry);
+                    .serviceLevelObjectives(io.rdmagate.gateway.spi.RequestLatency.buckets()).register(registry);
             timers.set(c, t);
         }
         t.record(nanos, TimeUnit.NANOSECONDS);

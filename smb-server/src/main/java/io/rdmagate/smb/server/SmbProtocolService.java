@@ -1,13 +1,13 @@
 package io.rdmagate.smb.server;
 
-import io.rdmagate.gateway.BoundListener;
-import io.rdmagate.gateway.GatewayContext;
-import io.rdmagate.gateway.ListenerKind;
-import io.rdmagate.gateway.PlannedPort;
-import io.rdmagate.gateway.ProtocolService;
-import io.rdmagate.gateway.config.GatewayConfig;
-import io.rdmagate.gateway.config.ShareConfig;
-import io.rdmagate.gateway.config.UserEntry;
+import io.rdmagate.gateway.spi.BoundListener;
+import io.rdmagate.gateway.spi.GatewayContext;
+import io.rdmagate.gateway.spi.ListenerKind;
+import io.rdmagate.gateway.spi.PlannedPort;
+import io.rdmagate.gateway.spi.ProtocolService;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
+import io.rdmagate.gateway.spi.config.ShareConfig;
+import io.rdmagate.gateway.spi.config.UserEntry;
 import io.rdmagate.vfs.VirtualFileSystem;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -17,7 +17,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.rdmagate.gateway.log.RateLimitedLog;
+import io.rdmagate.gateway.spi.log.RateLimitedLog;
 import io.rdmagate.smb.mssmb2.Smb2Command;
 import io.rdmagate.smb.server.command.Cancel;
 import io.rdmagate.smb.server.command.ChangeNotify;

@@ -2,8 +2,8 @@ package io.rdmagate.smb.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.rdmagate.gateway.ListenerKind;
-import io.rdmagate.gateway.ProtocolService;
+import io.rdmagate.gateway.spi.ListenerKind;
+import io.rdmagate.gateway.spi.ProtocolService;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package io.rdmagate.smb.server.command;
 
-import io.rdmagate.gateway.log.RateLimitedLog;
+import io.rdmagate.gateway.spi.log.RateLimitedLog;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.mssmb2.Smb2DecodeException;
 import io.rdmagate.smb.mssmb2.Smb2TreeConnect;

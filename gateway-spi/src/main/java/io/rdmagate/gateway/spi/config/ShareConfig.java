@@ -1,4 +1,4 @@
-package io.rdmagate.gateway.config;
+package io.rdmagate.gateway.spi.config;
 
 /**
  * One SMB share: a directory inside an export.

@@ -1,4 +1,4 @@
-package io.rdmagate.gateway.config;
+package io.rdmagate.gateway.spi.config;
 
 /**
  * A TCP port of a listener, and whether the configuration named it ({@code explicit}) or it is

@@ -1,4 +1,4 @@
-package io.rdmagate.gateway;
+package io.rdmagate.gateway.spi;
 
 import java.time.Duration;
 import java.util.List;
@@ -6,7 +6,7 @@ import java.util.Set;
 
 /**
  * A protocol server the gateway runs (NFS, SMB, the embedded rpcbind). Implementations are
- * found with {@link java.util.ServiceLoader} (a {@code META-INF/services/io.rdmagate.gateway.ProtocolService}
+ * found with {@link java.util.ServiceLoader} (a {@code META-INF/services/io.rdmagate.gateway.spi.ProtocolService}
  * entry in their module), so a new protocol module plugs in without changes to the gateway.
  *
  * <p>Life cycle: the gateway bind-checks the ports of {@link #listeners()} in the plan, then calls

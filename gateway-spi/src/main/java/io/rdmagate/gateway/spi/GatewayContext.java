@@ -1,7 +1,7 @@
-package io.rdmagate.gateway;
+package io.rdmagate.gateway.spi;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rdmagate.gateway.config.GatewayConfig;
+import io.rdmagate.gateway.spi.config.GatewayConfig;
 import io.rdmagate.vfs.VirtualFileSystem;
 import io.rdmagate.vfs.memory.IoMemoryPool;
 import io.rdmagate.vfs.memory.PayloadCopies;
@@ -33,7 +33,7 @@ public record GatewayContext(GatewayConfig config, Map<String, VirtualFileSystem
     }
 
     /** {@link #bindAddress(ListenerKind)} before a context exists. */
-    public static java.net.InetAddress bindAddress(io.rdmagate.gateway.config.TransportsConfig t, ListenerKind kind,
+    public static java.net.InetAddress bindAddress(io.rdmagate.gateway.spi.config.TransportsConfig t, ListenerKind kind,
             java.net.InetAddress fallback) {
         java.net.InetAddress a = switch (kind) {
             case SMB, SMB_DIRECT -> t.smb().address();

@@ -1,4 +1,4 @@
-package io.rdmagate.gateway.config;
+package io.rdmagate.gateway.spi.config;
 
 /**
  * An SMB user: its POSIX identity and the NT hash of its password (32 hex digits, upper case).

@@ -1,4 +1,4 @@
-package io.rdmagate.gateway.config;
+package io.rdmagate.gateway.spi.config;
 
 /**
  * Who may mount an export and how (the options of one line of Linux exports(5)).

@@ -1,4 +1,4 @@
-package io.rdmagate.gateway;
+package io.rdmagate.gateway.spi;
 
 import java.net.InetSocketAddress;
 

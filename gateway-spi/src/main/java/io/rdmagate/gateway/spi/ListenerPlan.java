@@ -1,6 +1,6 @@
-package io.rdmagate.gateway;
+package io.rdmagate.gateway.spi;
 
-import io.rdmagate.gateway.config.TransportsConfig.Rpcbind.Mode;
+import io.rdmagate.gateway.spi.config.TransportsConfig.Rpcbind.Mode;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package io.rdmagate.gateway.log;
+package io.rdmagate.gateway.spi.log;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.rdmagate.gateway.config;
+package io.rdmagate.gateway.spi.config;
 
 import java.nio.file.Path;
 import java.util.List;

@@ -1,6 +1,6 @@
-package io.rdmagate.gateway;
+package io.rdmagate.gateway.spi;
 
-import io.rdmagate.gateway.config.Port;
+import io.rdmagate.gateway.spi.config.Port;
 
 /**
  * The port one listener will use.

@@ -1,4 +1,4 @@
-package io.rdmagate.gateway;
+package io.rdmagate.gateway.spi;
 
 /** The gateway could not start; the message says what to change. */
 public final class StartException extends Exception {

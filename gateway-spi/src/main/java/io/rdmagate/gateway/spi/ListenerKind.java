@@ -1,4 +1,4 @@
-package io.rdmagate.gateway;
+package io.rdmagate.gateway.spi;
 
 /**
  * Every listener the gateway can plan a port for. Only the two privileged protocol ports have an

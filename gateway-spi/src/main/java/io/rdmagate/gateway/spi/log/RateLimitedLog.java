@@ -1,4 +1,4 @@
-package io.rdmagate.gateway.log;
+package io.rdmagate.gateway.spi.log;
 
 import java.time.Duration;
 import java.util.Arrays;
