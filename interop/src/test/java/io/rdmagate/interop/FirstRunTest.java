@@ -106,6 +106,14 @@ class FirstRunTest {
                     + "version=\"3\"}") >= 2, metrics);
             assertTrue(counter(metrics, "rdmagate_smb_bytes_received_total{transport=\"tcp\"}") >= 2 * content.length,
                     metrics);
+            // the NFS/RDMA listener runs on the gateway's one soft-iWARP device, whose domain holds the
+            // pool's slabs (the writes above leased from it): at least one region, never one per I/O
+            assertTrue(counter(metrics, "rdmagate_rdma_registered_regions{device=\"siw0\"}") >= 1, metrics);
+            assertEquals(counter(metrics, "rdmagate_io_pool_slabs"),
+                    counter(metrics, "rdmagate_rdma_registered_regions{device=\"siw0\"}"),
+                    "one registration per slab of the one pool");
+            assertEquals(0, counter(metrics, "rdmagate_rdma_queue_pairs{listener=\"nfs\"}"), metrics);
+            assertEquals(0, counter(metrics, "rdmagate_rdma_rejected_connections_total{listener=\"nfs\"}"), metrics);
 
             String started = Files.readString(log);
             assertFalse(started.contains("smb-direct"), "nothing listens for SMB Direct in this build: " + started);

@@ -78,6 +78,10 @@ public final class NfsService implements ProtocolService {
                 .rpcbind(mode, Math.max(0, port(plan, ListenerKind.RPCBIND)))
                 .nlm(NlmService::new)
                 .start();
+        var rdmaServer = server.rdmaServer();
+        if (rdmaServer != null) {
+            bindRdmaMetrics(context, rdmaServer);
+        }
         List<BoundListener> out = new ArrayList<>();
         for (NfsServer.Listener l : server.listeners()) {
             boolean rdma = l.protocol().equals("nfs-rdma");
@@ -85,6 +89,26 @@ public final class NfsService implements ProtocolService {
                     l.address()));
         }
         return out;
+    }
+
+    /**
+     * rdmagate_rdma_queue_pairs, rdmagate_rdma_credits_in_use, rdmagate_rdma_send_queue_waiting_chains and
+     * rdmagate_rdma_rejected_connections_total, with listener="nfs".
+     */
+    private static void bindRdmaMetrics(GatewayContext context, io.rdmagate.rpcrdma.server.RpcRdmaServer s) {
+        var r = context.metrics();
+        io.micrometer.core.instrument.Gauge.builder("rdmagate.rdma.queue.pairs", s,
+                io.rdmagate.rpcrdma.server.RpcRdmaServer::connectionCount).tag("listener", "nfs")
+                .description("RDMA connections (queue pairs) open now").register(r);
+        io.micrometer.core.instrument.Gauge.builder("rdmagate.rdma.credits.in.use", s,
+                io.rdmagate.rpcrdma.server.RpcRdmaServer::creditsInUse).tag("listener", "nfs")
+                .description("RPC-over-RDMA credits held by calls not yet answered").register(r);
+        io.micrometer.core.instrument.Gauge.builder("rdmagate.rdma.send.queue.waiting.chains", s,
+                io.rdmagate.rpcrdma.server.RpcRdmaServer::chainsWaiting).tag("listener", "nfs")
+                .description("work request chains waiting for Send Queue room").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.rdma.rejected.connections", s,
+                io.rdmagate.rpcrdma.server.RpcRdmaServer::refusedConnections).tag("listener", "nfs")
+                .description("connects rejected because rdma.maxConnections were open").register(r);
     }
 
     private static String rdmaKind(GatewayContext context) {

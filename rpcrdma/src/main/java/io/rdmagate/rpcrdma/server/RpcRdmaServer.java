@@ -167,6 +167,24 @@ public final class RpcRdmaServer implements AutoCloseable {
         }
     }
 
+    /** Credits held now by calls of every connection (calls received and not yet answered). */
+    public int creditsInUse() {
+        int n = 0;
+        for (ServerConnection c : connections) {
+            n += c.callsInFlight();
+        }
+        return n;
+    }
+
+    /** Send Queue chains waiting for room now, all connections together. */
+    public int chainsWaiting() {
+        int n = 0;
+        for (ServerConnection c : connections) {
+            n += c.sendQueue.waiting();
+        }
+        return n;
+    }
+
     /** Connects rejected because {@link RpcRdmaOptions#maxConnections()} were open. */
     public long refusedConnections() {
         return refused.sum();
