@@ -26,6 +26,10 @@ public final class BenchMain {
 
     /** Runs the harness named by the first argument; {@code --json FILE} anywhere also writes its figures there. */
     public static void main(String[] argv) throws Exception {
+        if (argv.length > 0 && argv[0].equals("chart")) {
+            Chart.main(java.util.Arrays.copyOfRange(argv, 1, argv.length));
+            return;
+        }
         String[] args = Report.takeJsonOption(argv);
         String what = args.length > 0 ? args[0] : "rdma";
         Report.begin(what);
@@ -55,7 +59,8 @@ public final class BenchMain {
         }
         if (!what.equals("rdma")) {
             System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs [totalMiB] [seconds] [rounds]"
-                    + " | bench/run nfs-rdma [totalMiB] [seconds] [rounds] | bench/run smb [totalMiB] [seconds] [rounds]");
+                    + " | bench/run nfs-rdma [totalMiB] [seconds] [rounds] | bench/run smb [totalMiB] [seconds] [rounds]"
+                    + " (each also --json FILE) | bench/run chart FIGURES.json OUT.svg [title]");
             System.exit(2);
         }
         long total = (args.length > 1 ? Long.parseLong(args[1]) : 2048) << 20;

@@ -45,6 +45,7 @@ public final class Report {
 
     static void begin(String name) {
         benchmark = name;
+        FIGURES.clear();
     }
 
     /** Records one row; {@code ratio} is the table's ratio column, named by {@code ratioName}. */
