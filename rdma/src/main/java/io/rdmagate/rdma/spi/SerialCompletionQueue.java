@@ -41,14 +41,9 @@ public final class SerialCompletionQueue implements CompletionQueue {
 
     /** Queues a completion; false when the queue is closed or full (an overrun). */
     public boolean offer(WorkCompletion wc) {
-        if (closed) {
+        if (!enqueue(wc)) {
             return false;
         }
-        if (size.incrementAndGet() > capacity) {
-            size.decrementAndGet();
-            return false;
-        }
-        queue.add(wc);
         scheduleDrain();
         return true;
     }
@@ -59,6 +54,17 @@ public final class SerialCompletionQueue implements CompletionQueue {
      * need.
      */
     public boolean offerInline(WorkCompletion wc) {
+        if (!enqueue(wc)) {
+            return false;
+        }
+        if (draining.compareAndSet(false, true)) {
+            drain(INLINE_BUDGET);
+        }
+        return true;
+    }
+
+    /** Takes a place and queues {@code wc}; false when the queue is closed or full. */
+    private boolean enqueue(WorkCompletion wc) {
         if (closed) {
             return false;
         }
@@ -67,9 +73,6 @@ public final class SerialCompletionQueue implements CompletionQueue {
             return false;
         }
         queue.add(wc);
-        if (draining.compareAndSet(false, true)) {
-            drain(INLINE_BUDGET);
-        }
         return true;
     }
 
