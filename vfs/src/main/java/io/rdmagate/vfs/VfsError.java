@@ -40,6 +40,8 @@ public enum VfsError {
     NO_XATTR,
     /** A byte-range lock conflicts with another owner's. */
     LOCK_CONFLICT,
+    /** An open of another client (another protocol's share mode) denies this access to everyone else. */
+    SHARING_VIOLATION,
     /** Waiting for the lock would deadlock. */
     DEADLOCK,
     /** Unlock of a range that is not locked (Windows semantics). */

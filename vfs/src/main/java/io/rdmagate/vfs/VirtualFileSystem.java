@@ -142,6 +142,9 @@ public interface VirtualFileSystem extends AutoCloseable {
     /** The byte-range locks of this volume. */
     LockManager locks();
 
+    /** The opens and caching state that protocols hold of this volume's files, and their recall. */
+    io.rdmagate.vfs.state.FileStates states();
+
     @Override
     void close();
 }

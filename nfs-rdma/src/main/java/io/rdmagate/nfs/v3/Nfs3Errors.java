@@ -20,7 +20,7 @@ public final class Nfs3Errors {
         return switch (e) {
             case NOT_FOUND -> NFS3ERR_NOENT;
             case EXISTS -> NFS3ERR_EXIST;
-            case ACCESS, ESCAPE -> NFS3ERR_ACCES;
+            case ACCESS, ESCAPE, SHARING_VIOLATION -> NFS3ERR_ACCES;
             case NOT_OWNER -> NFS3ERR_PERM;
             case NOT_DIRECTORY -> NFS3ERR_NOTDIR;
             case IS_DIRECTORY -> NFS3ERR_ISDIR;

@@ -29,6 +29,7 @@ public final class StatusMap {
             case NOT_SUPPORTED -> NtStatus.NOT_SUPPORTED;
             case NO_XATTR -> NtStatus.NO_EAS_ON_FILE;
             case LOCK_CONFLICT -> NtStatus.LOCK_NOT_GRANTED;
+            case SHARING_VIOLATION -> NtStatus.SHARING_VIOLATION;
             case DEADLOCK -> NtStatus.LOCK_NOT_GRANTED;
             case RANGE_NOT_LOCKED -> NtStatus.RANGE_NOT_LOCKED;
             case NO_RESOURCES -> NtStatus.INSUFFICIENT_RESOURCES;

@@ -64,6 +64,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     private final Store store;
     private final ExportOptions options;
     private final LockManager locks = new LockManager();
+    private final io.rdmagate.vfs.state.FileStates states;
     private final long writeVerifier = RANDOM.nextLong();
     private volatile boolean closed;
     private final Watches watches;
@@ -72,6 +73,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
         this.store = store;
         this.options = options;
         this.watches = new Watches("mem-" + store.volumeId, dir -> { });
+        this.states = new io.rdmagate.vfs.state.FileStates(store.volumeId);
     }
 
     public static InMemoryFileSystem create(int volumeId, ExportOptions options) {
@@ -556,6 +558,11 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     @Override
     public LockManager locks() {
         return locks;
+    }
+
+    @Override
+    public io.rdmagate.vfs.state.FileStates states() {
+        return states;
     }
 
     @Override

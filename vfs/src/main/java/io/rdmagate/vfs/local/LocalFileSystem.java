@@ -74,6 +74,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
     private final long writeVerifier = RANDOM.nextLong();
     private final boolean superuser = Libc.geteuid() == 0;
     private final LockManager locks = new LockManager();
+    private final io.rdmagate.vfs.state.FileStates states;
     private final Cache<Long, DataFd> dataFds;
     private final Cache<Long, Listing> listings;
     private volatile boolean closed;
@@ -97,6 +98,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
         this.rootGeneration = store.meta("rootGeneration", HandleStore.newGeneration());
         this.volumeId = (int) store.meta("volumeId", RANDOM.nextInt() & 0x7fffffff);
         this.changes = new HostChanges(volumeId);
+        this.states = new io.rdmagate.vfs.state.FileStates(volumeId);
         RemovalListener<Long, DataFd> release = n -> n.getValue().release();
         this.dataFds = CacheBuilder.newBuilder().maximumSize(1024).expireAfterAccess(Duration.ofSeconds(30))
                 .removalListener(release).build();
@@ -870,6 +872,11 @@ public final class LocalFileSystem implements VirtualFileSystem {
     @Override
     public LockManager locks() {
         return locks;
+    }
+
+    @Override
+    public io.rdmagate.vfs.state.FileStates states() {
+        return states;
     }
 
     @Override

@@ -1,0 +1,32 @@
+package io.rdmagate.vfs.state;
+
+/**
+ * A protocol server whose clients hold opens and cache files (SMB leases and oplocks; NFSv4
+ * delegations): the part of the one state of a volume that another protocol's operation must
+ * consult and break. Implementations never block in these methods; they start breaks and return.
+ */
+public interface CacheHolder {
+    /** The protocol, as metrics name it ("smb"). */
+    String protocol();
+
+    /**
+     * Whether any client of this holder has a file open or cached now: one volatile read, so that
+     * the other protocols' hot paths pay nothing while no client of this holder is there.
+     */
+    boolean holdsAnything();
+
+    /**
+     * Starts breaking what clients of this holder cache of the file that {@code conflict} makes
+     * untrue, and returns a break to wait for, or null when nothing held needs an acknowledgment
+     * (breaks that need none are sent before this returns). Called again after the returned break
+     * resolves, until it returns null.
+     */
+    Recall recall(int volumeId, long fileId, Conflict conflict);
+
+    /**
+     * Whether an open of this holder's clients denies {@code conflict} to everyone else: MS-FSA
+     * 2.1.5.1.2 share access, an open without FILE_SHARE_WRITE denying writes, one without
+     * FILE_SHARE_DELETE denying removal and rename.
+     */
+    boolean denies(int volumeId, long fileId, Conflict conflict);
+}

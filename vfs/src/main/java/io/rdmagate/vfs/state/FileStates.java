@@ -1,0 +1,158 @@
+package io.rdmagate.vfs.state;
+
+import io.rdmagate.vfs.VfsError;
+import io.rdmagate.vfs.VfsException;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The one state of a volume that every protocol answers to (DESIGN.md, "One state under every
+ * protocol"): byte-range locks live in the volume's {@link io.rdmagate.vfs.lock.LockManager}; the
+ * opens and caching state of protocols whose clients cache (SMB leases and oplocks) register here
+ * as {@link CacheHolder}s, so that an operation of a protocol without such state (NFSv3, NLM)
+ * first refuses what their share modes deny and recalls what they cache.
+ *
+ * <p>Operation: an NFSv3 WRITE calls {@link #begin} with {@link Conflict#WRITE}. Each holder is
+ * asked whether an open denies the write (then {@link VfsError#SHARING_VIOLATION}); then to break
+ * what conflicts, and the caller waits for each break to be acknowledged, at most for the holder's
+ * own acknowledgment timer (a dead client cannot stall the write beyond it). Until the caller's
+ * {@link #end}, the file counts as {@link #changing}, and holders grant no new caching of it, as
+ * the kernel grants no lease on a file open for writing. Not garbage-producing while no holder
+ * holds anything: one volatile read per holder, two atomic adds for a change.
+ */
+public final class FileStates {
+    private static final int STRIPES = 1024;
+    /** A holder asked to break again and again (clients re-caching in between) is waited for this many times at most. */
+    private static final int MAX_ROUNDS = 4;
+
+    private final int volumeId;
+    private volatile CacheHolder[] holders = new CacheHolder[0];
+    /** Operations that change a file in progress, by stripe of the file id (a shared stripe only withholds caching longer). */
+    private final AtomicIntegerArray changing = new AtomicIntegerArray(STRIPES);
+    private final LongAdder[] recalls = new LongAdder[Conflict.values().length];
+    private final LongAdder timeouts = new LongAdder();
+    private final LongAdder waitNanos = new LongAdder();
+    private final LongAdder denied = new LongAdder();
+
+    public FileStates(int volumeId) {
+        this.volumeId = volumeId;
+        for (int i = 0; i < recalls.length; i++) {
+            recalls[i] = new LongAdder();
+        }
+    }
+
+    /** Adds a holder; one already registered stays once. */
+    public synchronized void register(CacheHolder h) {
+        if (Arrays.asList(holders).contains(h)) {
+            return;
+        }
+        CacheHolder[] a = Arrays.copyOf(holders, holders.length + 1);
+        a[a.length - 1] = h;
+        holders = a;
+    }
+
+    public synchronized void unregister(CacheHolder h) {
+        holders = Arrays.stream(holders).filter(x -> x != h).toArray(CacheHolder[]::new);
+    }
+
+    /**
+     * Before an operation on file {@code fileId} by a protocol that holds no state of its own:
+     * refuses it when another protocol's open denies it, recalls what others cache and waits for
+     * the recalls. Returns a token for {@link #end}, which the caller must call once the operation
+     * is done (also when it failed).
+     */
+    public int begin(long fileId, Conflict conflict) throws VfsException {
+        int stripe = -1;
+        if (conflict.changes()) {
+            stripe = (int) ((fileId ^ (fileId >>> 32)) * 0x9E3779B1L >>> 22) & (STRIPES - 1);
+            changing.incrementAndGet(stripe);
+        }
+        boolean ok = false;
+        try {
+            for (CacheHolder h : holders) {
+                if (h.holdsAnything()) {
+                    settle(h, fileId, conflict);
+                }
+            }
+            ok = true;
+            return stripe;
+        } finally {
+            if (!ok) {
+                end(stripe);
+            }
+        }
+    }
+
+    /** Whether any holder has any file open or cached: one volatile read per holder. */
+    public boolean held() {
+        for (CacheHolder h : holders) {
+            if (h.holdsAnything()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Ends what {@link #begin} started. */
+    public void end(int token) {
+        if (token >= 0) {
+            changing.decrementAndGet(token);
+        }
+    }
+
+    /** Whether an operation that changes the file may be in progress: holders grant no new caching of it then. */
+    public boolean changing(long fileId) {
+        return changing.get((int) ((fileId ^ (fileId >>> 32)) * 0x9E3779B1L >>> 22) & (STRIPES - 1)) != 0;
+    }
+
+    private void settle(CacheHolder h, long fileId, Conflict conflict) throws VfsException {
+        if ((conflict == Conflict.WRITE || conflict == Conflict.NAMESPACE) && h.denies(volumeId, fileId, conflict)) {
+            denied.increment();
+            throw new VfsException(VfsError.SHARING_VIOLATION, "an " + h.protocol() + " open of the file denies "
+                    + conflict.name().toLowerCase(java.util.Locale.ROOT) + " to others");
+        }
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            Recall r = h.recall(volumeId, fileId, conflict);
+            if (r == null) {
+                return;
+            }
+            recalls[conflict.ordinal()].increment();
+            long t0 = System.nanoTime();
+            try {
+                Recall.Outcome o;
+                do {
+                    o = r.await(Long.MAX_VALUE);
+                } while (o == Recall.Outcome.PENDING);
+                if (o == Recall.Outcome.TIMED_OUT) {
+                    timeouts.increment();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new VfsException(VfsError.IO, "interrupted while a " + h.protocol() + " client was recalled");
+            } finally {
+                waitNanos.add(System.nanoTime() - t0);
+            }
+        }
+    }
+
+    /** Operations that waited for a break of another protocol's caching, by the kind of conflict. */
+    public long recalls(Conflict c) {
+        return recalls[c.ordinal()].sum();
+    }
+
+    /** Breaks that ended by the holder's acknowledgment timer, not by the client. */
+    public long recallTimeouts() {
+        return timeouts.sum();
+    }
+
+    /** Time operations spent waiting for breaks, in total. */
+    public long recallWaitNanos() {
+        return waitNanos.sum();
+    }
+
+    /** Operations refused because another protocol's open denied them. */
+    public long denied() {
+        return denied.sum();
+    }
+}
