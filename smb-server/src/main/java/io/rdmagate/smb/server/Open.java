@@ -9,6 +9,8 @@ import java.util.List;
 
 /** One open (MS-SMB2 3.3.1.10): a file or directory of a tree, or a named pipe of IPC$. */
 public final class Open {
+    /** How the keys of SMB opens' byte-range lock owners begin, telling them from other protocols' owners. */
+    static final String LOCK_OWNER_PREFIX = "smb:open:";
     private final FileId fileId;
     /**
      * MS-SMB2 3.3.1.10 Open.Session, Open.Connection (where its oplock breaks are sent) and
@@ -65,7 +67,7 @@ public final class Open {
         this.file = file;
         this.pipe = pipe;
         this.path = path;
-        this.lockOwner = new LockOwner("smb:open:" + Long.toUnsignedString(fileId.volatileId()),
+        this.lockOwner = new LockOwner(LOCK_OWNER_PREFIX + Long.toUnsignedString(fileId.volatileId()),
                 "smb:session:" + Long.toUnsignedString(session.id), 0, new byte[0]);
     }
 

@@ -21,9 +21,21 @@ public final class OpenTable {
     private final Map<String, FileState> files = new HashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
     private final Oplocks oplocks;
+    /** How many files have SMB opens, for other protocols' hot paths to read without the monitor. */
+    private volatile int openFiles;
 
     OpenTable(java.time.Duration oplockBreakTimeout) {
         this.oplocks = new Oplocks(this, oplockBreakTimeout);
+    }
+
+    /** Whether any file has an SMB open (and so maybe a lease, an oplock or a share mode). */
+    boolean holdsAnything() {
+        return openFiles != 0;
+    }
+
+    /** The state of a file with SMB opens, or null; under the monitor. */
+    FileState file(int volume, long fileId) {
+        return files.get(key(volume, fileId));
     }
 
     public Oplocks oplocks() {
@@ -84,6 +96,7 @@ public final class OpenTable {
         } else {
             f = new FileState(volume, fileId, parent, name);
             files.put(key(volume, fileId), f);
+            openFiles = files.size();
         }
         return f;
     }
@@ -118,7 +131,7 @@ public final class OpenTable {
                 if (w != null) {
                     return new Admission(null, null, w);
                 }
-                Oplocks.Grant g = oplocks.grant(f, oplock, own, dir);
+                Oplocks.Grant g = oplocks.grant(f, oplock, own, dir, allowedCaching(tree, handle));
                 long id = newVolatileId();
                 Open o = new Open(new FileId(id, id), conn, s, tree, handle, dir, access, share, f, null, path);
                 Oplocks.attach(o, g);
@@ -128,6 +141,24 @@ public final class OpenTable {
         } finally {
             oplocks.send(notices);
         }
+    }
+
+    /**
+     * What the volume's one state lets an SMB client cache of the file: nothing while an operation
+     * of another protocol changes it, no write caching while another protocol holds byte-range
+     * locks on it (the client would take its own locks locally, unseen by them).
+     */
+    private static int allowedCaching(TreeConnect tree, FileHandle handle) {
+        var fs = tree.share().vfs();
+        if (fs.states().changing(handle.fileId())) {
+            return 0;
+        }
+        for (var l : fs.locks().locks(handle.fileId())) {
+            if (!l.owner().key().startsWith(Open.LOCK_OWNER_PREFIX)) {
+                return Oplocks.R | Oplocks.H;
+            }
+        }
+        return Oplocks.R | Oplocks.H | Oplocks.W;
     }
 
     public Open openPipe(SmbConnection conn, SmbSession s, TreeConnect tree, NamedPipe pipe, String name) {
@@ -169,6 +200,7 @@ public final class OpenTable {
     synchronized void abandon(FileState f) {
         if (f != null && f.opens.isEmpty()) {
             files.remove(key(f.volumeId, f.fileId));
+            openFiles = files.size();
         }
     }
 
@@ -192,6 +224,7 @@ public final class OpenTable {
         f.opens.remove(o);
         if (f.opens.isEmpty()) {
             files.remove(key(f.volumeId, f.fileId));
+            openFiles = files.size();
             return f.deletePending ? f : null;
         }
         return null;

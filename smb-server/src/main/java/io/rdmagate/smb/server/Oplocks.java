@@ -193,17 +193,24 @@ public final class Oplocks {
      * kind of oplock (an attributes-only open that broke nothing). A lease gets R, RH, RW or RWH
      * (other combinations get nothing), W only without opens of other keys; an open with a known
      * key shares its lease, which may be upgraded but never lowered by an open.
+     *
+     * <p>{@code allowed} is what the rest of the volume's state lets SMB cache at all (R, H, W):
+     * nothing while another protocol changes the file, no W while another protocol holds
+     * byte-range locks on it (its locks must be seen by this client's lock requests).
      */
-    Grant grant(FileState f, Request r, Lease own, boolean directory) {
+    Grant grant(FileState f, Request r, Lease own, boolean directory, int allowed) {
         int want = r.level();
         if (want == LEASE) {
             if (r.lease() == null || directory) {
                 return new Grant(NONE, null, 0, 0, 0);
             }
-            return grantLease(f, r, own);
+            return grantLease(f, r, own, allowed);
         }
-        if (directory || want != LEVEL_II && want != EXCLUSIVE && want != BATCH) {
+        if (directory || allowed == 0 || want != LEVEL_II && want != EXCLUSIVE && want != BATCH) {
             return new Grant(NONE, null, 0, 0, 0);
+        }
+        if ((allowed & W) == 0) {
+            want = LEVEL_II;
         }
         boolean others = false;
         for (Open e : f.opens) {
@@ -215,8 +222,8 @@ public final class Oplocks {
         return new Grant(others ? LEVEL_II : want, null, 0, 0, 0);
     }
 
-    private Grant grantLease(FileState f, Request r, Lease own) {
-        int want = r.lease().state() & (R | H | W);
+    private Grant grantLease(FileState f, Request r, Lease own, int allowed) {
+        int want = r.lease().state() & (R | H | W) & allowed;
         if (want != R && want != (R | H) && want != (R | W) && want != (R | H | W)) {
             want = 0; // MS-FSA 2.1.5.17.2: H or W without R is not a valid request
         }
@@ -310,6 +317,56 @@ public final class Oplocks {
 
     private static Wait wait(Lease l) {
         return new Wait(l, l.breakDone, l.breakDeadline);
+    }
+
+    /**
+     * MS-FSA 2.1.4.12 for an operation of another protocol (NFSv3, NLM) on the file: starts every
+     * break that {@code c} calls for at once, so their acknowledgment timers run together, and
+     * returns one of them to wait for (a break already under way counts), or null when nothing
+     * left needs an acknowledgment. A read leaves R and Level II and takes W (Exclusive and Batch
+     * drop to Level II); a rename or remove takes H (Batch drops to Level II); a write takes
+     * everything; a lock takes everything, as a byte-range lock breaks Level II (MS-FSA 2.1.5.7).
+     */
+    Wait breakFor(FileState f, io.rdmagate.vfs.state.Conflict c, List<Notice> out) {
+        Wait first = null;
+        for (Open e : f.opens) {
+            Wait w;
+            if (e.lease != null) {
+                Lease l = e.lease;
+                if (l.breaking && l.breakDone != null) {
+                    w = wait(l);
+                } else {
+                    int to = switch (c) {
+                        case READ -> l.state & ~W;
+                        case NAMESPACE -> l.state & ~H;
+                        case WRITE, LOCK -> NONE;
+                    };
+                    w = to == l.state ? null : startLeaseBreak(l, to, out);
+                }
+            } else if (e.oplockState == STATE_BREAKING && e.oplockLevel != LEVEL_II) {
+                w = wait(e);
+            } else if (e.oplockState != STATE_HELD) {
+                w = null;
+            } else if (e.oplockLevel == LEVEL_II) {
+                w = null;
+                if (c == io.rdmagate.vfs.state.Conflict.WRITE || c == io.rdmagate.vfs.state.Conflict.LOCK) {
+                    setLevel(e, NONE); // MS-SMB2 3.3.4.6: a break from Level II needs no acknowledgment
+                    out.add(Notice.oplock(e, NONE));
+                }
+            } else {
+                boolean keepsLevelII = c == io.rdmagate.vfs.state.Conflict.READ
+                        || c == io.rdmagate.vfs.state.Conflict.NAMESPACE && e.oplockLevel == BATCH;
+                w = c == io.rdmagate.vfs.state.Conflict.NAMESPACE && e.oplockLevel != BATCH ? null
+                        : startBreak(e, keepsLevelII ? LEVEL_II : NONE, out);
+            }
+            if (first == null) {
+                first = w;
+            }
+        }
+        if (c == io.rdmagate.vfs.state.Conflict.WRITE || c == io.rdmagate.vfs.state.Conflict.LOCK) {
+            f.levelII = false;
+        }
+        return first;
     }
 
     /** Level II oplocks of the file, and R leases other than {@code except}, break to none without waiting. */
@@ -517,24 +574,31 @@ public final class Oplocks {
      * lease itself to none (MS-SMB2 3.3.2: the Oplock and Lease Break Acknowledgment Timers).
      */
     public boolean await(Wait w, long maxNanos) throws InterruptedException {
+        return settle(w, maxNanos) != io.rdmagate.vfs.state.Recall.Outcome.PENDING;
+    }
+
+    /** {@link #await}, telling an acknowledgment (or close) from the timer's expiry. */
+    io.rdmagate.vfs.state.Recall.Outcome settle(Wait w, long maxNanos) throws InterruptedException {
         long left = w.deadlineNanos() - System.nanoTime();
         try {
             w.done().get(Math.max(0, Math.min(left, maxNanos)), TimeUnit.NANOSECONDS);
-            return true;
+            return io.rdmagate.vfs.state.Recall.Outcome.ACKNOWLEDGED;
         } catch (TimeoutException e) {
             if (w.deadlineNanos() - System.nanoTime() > 0) {
-                return false;
+                return io.rdmagate.vfs.state.Recall.Outcome.PENDING;
             }
             synchronized (table) {
                 if (w.holder() instanceof Open o && o.breakDone == w.done()) {
                     setLevel(o, NONE);
                 } else if (w.holder() instanceof Lease l && l.breakDone == w.done()) {
                     setLease(l, NONE); // the Lease Break Acknowledgment Timer expired: the lease is lost
+                } else {
+                    return io.rdmagate.vfs.state.Recall.Outcome.ACKNOWLEDGED; // resolved as the timer ran out
                 }
             }
-            return true;
+            return io.rdmagate.vfs.state.Recall.Outcome.TIMED_OUT;
         } catch (ExecutionException e) {
-            return true;
+            return io.rdmagate.vfs.state.Recall.Outcome.ACKNOWLEDGED;
         }
     }
 

@@ -55,6 +55,7 @@ public final class SmbServer implements AutoCloseable {
     private final SmbServerConfig config;
     private final Command[] commands = new Command[Smb2Command.COUNT];
     private final OpenTable opens;
+    private final CrossProtocolBreaks breaks;
     private final LogonThrottle throttle;
     private final SecureRandom random = new SecureRandom();
     private final byte[] serverGuid;
@@ -88,6 +89,10 @@ public final class SmbServer implements AutoCloseable {
         this.metrics = new SmbMetrics(registry, this);
         this.opens = new OpenTable(config.oplockBreakTimeout());
         this.opens.oplocks().onDisconnected(this::closeDisconnected);
+        this.breaks = new CrossProtocolBreaks(opens);
+        for (SmbShare share : config.shares()) {
+            share.vfs().states().register(breaks); // what NFS does to these files now breaks SMB's leases first
+        }
         this.throttle = new LogonThrottle(config.logonFailureDelay());
         UUID u = UUID.nameUUIDFromBytes(("rdmagate-smb:" + config.serverName()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         this.serverGuid = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
@@ -293,6 +298,9 @@ public final class SmbServer implements AutoCloseable {
 
     @Override
     public void close() {
+        for (SmbShare share : config.shares()) {
+            share.vfs().states().unregister(breaks);
+        }
         if (listener != null) {
             listener.close().awaitUninterruptibly();
         }

@@ -1,0 +1,250 @@
+package io.rdmagate.smb.server;
+
+import static io.rdmagate.smb.server.RawSmbClient.READ_WRITE;
+import static io.rdmagate.smb.server.RawSmbClient.SHARE_ALL;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.mssmb2.Smb2Create;
+import io.rdmagate.smb.mssmb2.Smb2Header;
+import io.rdmagate.smb.mssmb2.Smb2Lease;
+import io.rdmagate.vfs.Caller;
+import io.rdmagate.vfs.VfsError;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.lock.ByteRangeLock;
+import io.rdmagate.vfs.lock.LockOwner;
+import io.rdmagate.vfs.lock.LockSemantics;
+import io.rdmagate.vfs.state.Conflict;
+import io.rdmagate.vfs.state.FileStates;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SMB leases and oplocks under operations of another protocol on the same volume, as the NFSv3
+ * and NLM procedures carry them out: {@link FileStates#begin} before the operation, {@link
+ * FileStates#end} after. A write recalls every caching level and waits for the acknowledgment (so
+ * the SMB client flushes, then drops its cache); a read or GETATTR takes only write caching; a
+ * rename or remove only handle caching; a lock request write caching; SMB share modes refuse other
+ * protocols' writes and removals; a client that never acknowledges holds the operation no longer
+ * than the break timer; no caching is granted while the other protocol changes the file, and no
+ * write caching while it holds byte-range locks.
+ */
+class CrossProtocolBreakTest {
+    static final int R = Smb2Lease.READ;
+    static final int H = Smb2Lease.HANDLE;
+    static final int W = Smb2Lease.WRITE;
+    static final Duration BREAK_TIMEOUT = Duration.ofSeconds(2);
+
+    @TempDir
+    static Path tmp;
+    static TestServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new TestServer(Files.createDirectories(tmp.resolve("export")), Files.createDirectories(tmp.resolve("state")),
+                false, false, 0, BREAK_TIMEOUT);
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    static byte[] key(int b) {
+        byte[] k = new byte[16];
+        Arrays.fill(k, (byte) b);
+        return k;
+    }
+
+    static RawSmbClient client() throws Exception {
+        return new RawSmbClient(server.port()).logon();
+    }
+
+    static ByteBuffer open(RawSmbClient c, String name, byte[] key, int state, int share) throws Exception {
+        ByteBuffer r = c.sendLeaseCreate(name, key, state, READ_WRITE, share, Smb2Create.FILE_OPEN_IF)
+                .get(10, TimeUnit.SECONDS);
+        assertEquals(NtStatus.SUCCESS, Smb2Header.status(r));
+        return r;
+    }
+
+    static long fileId(String name) throws VfsException {
+        return server.vfs.lookup(Caller.ROOT, server.vfs.root(), name).handle().fileId();
+    }
+
+    /** What an NFS procedure does around its operation, on a thread of its own, as an NFS call runs. */
+    static CompletableFuture<Void> otherProtocol(String name, Conflict c) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                FileStates states = server.vfs.states();
+                states.end(states.begin(fileId(name), c));
+                done.complete(null);
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        });
+        return done;
+    }
+
+    @Test
+    void anotherProtocolsWriteRecallsEveryCachingLevelAndWaitsForTheAck() throws Exception {
+        FileStates states = server.vfs.states();
+        long before = states.recalls(Conflict.WRITE);
+        try (RawSmbClient a = client()) {
+            assertEquals(R | W | H, RawSmbClient.leaseState(open(a, "nfs-write.dat", key(1), R | W | H, SHARE_ALL)));
+            CompletableFuture<Void> write = otherProtocol("nfs-write.dat", Conflict.WRITE);
+            ByteBuffer n = a.nextBreak(5000);
+            assertNotNull(n, "the lease is broken by the other protocol's write");
+            assertEquals(Smb2Lease.NOTIFY_ACK_REQUIRED, n.getInt(68));
+            assertEquals(R | W | H, n.getInt(88));
+            assertEquals(0, n.getInt(92), "nothing cached stays true after another client's write");
+            assertFalse(write.isDone(), "the write waits while the SMB client may still flush dirty data");
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(a.leaseAck(key(1), 0)));
+            write.get(5, TimeUnit.SECONDS);
+            assertEquals(before + 1, states.recalls(Conflict.WRITE));
+        }
+    }
+
+    @Test
+    void anotherProtocolsReadTakesOnlyWriteCaching() throws Exception {
+        try (RawSmbClient a = client()) {
+            open(a, "nfs-read.dat", key(2), R | W | H, SHARE_ALL);
+            CompletableFuture<Void> read = otherProtocol("nfs-read.dat", Conflict.READ);
+            ByteBuffer n = a.nextBreak(5000);
+            assertNotNull(n);
+            assertEquals(R | H, n.getInt(92), "read and handle caching stay");
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(a.leaseAck(key(2), R | H)));
+            read.get(5, TimeUnit.SECONDS);
+            otherProtocol("nfs-read.dat", Conflict.READ).get(5, TimeUnit.SECONDS);
+            assertNull(a.nextBreak(200), "a second read finds nothing to recall");
+        }
+    }
+
+    @Test
+    void renameOrRemoveTakesHandleCachingAndAWriteTheRest() throws Exception {
+        try (RawSmbClient a = client()) {
+            open(a, "nfs-rename.dat", key(3), R | H, SHARE_ALL);
+            CompletableFuture<Void> rename = otherProtocol("nfs-rename.dat", Conflict.NAMESPACE);
+            ByteBuffer n = a.nextBreak(5000);
+            assertNotNull(n);
+            assertEquals(R, n.getInt(92));
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(a.leaseAck(key(3), R)));
+            rename.get(5, TimeUnit.SECONDS);
+            // R alone breaks to none without an acknowledgment: the write does not wait
+            otherProtocol("nfs-rename.dat", Conflict.WRITE).get(5, TimeUnit.SECONDS);
+            ByteBuffer m = a.nextBreak(5000);
+            assertNotNull(m);
+            assertEquals(0, m.getInt(68), "R to none needs no ack");
+            assertEquals(0, m.getInt(92));
+        }
+    }
+
+    @Test
+    void aLockRequestRecallsWriteCachingSoCachedLocksComeInFirst() throws Exception {
+        try (RawSmbClient a = client()) {
+            open(a, "nlm-lock.dat", key(4), R | W | H, SHARE_ALL);
+            CompletableFuture<Void> lock = otherProtocol("nlm-lock.dat", Conflict.LOCK);
+            ByteBuffer n = a.nextBreak(5000);
+            assertNotNull(n);
+            assertEquals(0, n.getInt(92));
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(a.leaseAck(key(4), 0)));
+            lock.get(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aClientThatNeverAcknowledgesHoldsTheOperationOnlyUntilTheBreakTimer() throws Exception {
+        FileStates states = server.vfs.states();
+        long timeouts = states.recallTimeouts();
+        try (RawSmbClient a = client()) {
+            open(a, "silent.dat", key(5), R | W | H, SHARE_ALL);
+            long t0 = System.nanoTime();
+            CompletableFuture<Void> write = otherProtocol("silent.dat", Conflict.WRITE);
+            assertNotNull(a.nextBreak(5000));
+            write.get(BREAK_TIMEOUT.toMillis() * 5, TimeUnit.MILLISECONDS);
+            assertTrue(System.nanoTime() - t0 >= BREAK_TIMEOUT.toNanos() / 2, "the write waited for the client");
+            assertEquals(timeouts + 1, states.recallTimeouts());
+            // the lease is gone: the client's late acknowledgment finds nothing breaking
+            assertEquals(NtStatus.UNSUCCESSFUL, Smb2Header.status(a.leaseAck(key(5), 0)));
+        }
+    }
+
+    @Test
+    void anOplockIsRecalledLikeALease() throws Exception {
+        try (RawSmbClient a = client()) {
+            RawSmbClient.Created c = a.create("oplock.dat", Smb2Create.OPLOCK_LEVEL_BATCH, READ_WRITE, SHARE_ALL,
+                    Smb2Create.FILE_OPEN_IF);
+            assertEquals(Smb2Create.OPLOCK_LEVEL_BATCH, c.oplockLevel());
+            CompletableFuture<Void> read = otherProtocol("oplock.dat", Conflict.READ);
+            ByteBuffer n = a.nextBreak(5000);
+            assertNotNull(n);
+            assertEquals(Smb2Create.OPLOCK_LEVEL_II, RawSmbClient.breakLevel(n));
+            a.ack(c.fileId(), Smb2Create.OPLOCK_LEVEL_II);
+            read.get(5, TimeUnit.SECONDS);
+            // Level II breaks to none on a write, with no acknowledgment to wait for
+            otherProtocol("oplock.dat", Conflict.WRITE).get(5, TimeUnit.SECONDS);
+            ByteBuffer m = a.nextBreak(5000);
+            assertNotNull(m);
+            assertEquals(Smb2Create.OPLOCK_LEVEL_NONE, RawSmbClient.breakLevel(m));
+        }
+    }
+
+    @Test
+    void shareModesRefuseOtherProtocolsWritesAndRemovals() throws Exception {
+        FileStates states = server.vfs.states();
+        try (RawSmbClient a = client()) {
+            open(a, "deny.dat", key(6), 0, 0x1); // FILE_SHARE_READ only: no writers, no deleters
+            VfsException w = assertThrows(VfsException.class, () -> states.begin(fileId("deny.dat"), Conflict.WRITE));
+            assertEquals(VfsError.SHARING_VIOLATION, w.error());
+            VfsException d = assertThrows(VfsException.class,
+                    () -> states.begin(fileId("deny.dat"), Conflict.NAMESPACE));
+            assertEquals(VfsError.SHARING_VIOLATION, d.error());
+            states.end(states.begin(fileId("deny.dat"), Conflict.READ)); // reading is shared
+        }
+        states.end(states.begin(fileId("deny.dat"), Conflict.WRITE)); // and once it is closed, writing is too
+    }
+
+    @Test
+    void noCachingWhileAnotherProtocolChangesTheFileNorWriteCachingBesideItsLocks() throws Exception {
+        FileStates states = server.vfs.states();
+        try (RawSmbClient a = client()) {
+            RawSmbClient.Created made = a.create("busy.dat", Smb2Create.OPLOCK_LEVEL_NONE, READ_WRITE, SHARE_ALL,
+                    Smb2Create.FILE_OPEN_IF);
+            assertEquals(NtStatus.SUCCESS, a.close(made.fileId()));
+            long id = fileId("busy.dat");
+            int use = states.begin(id, Conflict.WRITE);
+            try {
+                ByteBuffer r = open(a, "busy.dat", key(7), R | W | H, SHARE_ALL);
+                assertEquals(0, RawSmbClient.leaseState(r), "no lease while the other protocol's write is under way");
+                assertEquals(NtStatus.SUCCESS, a.close(RawSmbClient.created(r).fileId()));
+            } finally {
+                states.end(use);
+            }
+            LockOwner nlm = new LockOwner("nlm:client:1:01", "client", 1, new byte[] {1});
+            server.vfs.locks().lock(id, new ByteRangeLock(nlm, 0, 10, true, LockSemantics.POSIX));
+            try {
+                ByteBuffer r = open(a, "busy.dat", key(8), R | W | H, SHARE_ALL);
+                assertEquals(R | H, RawSmbClient.leaseState(r), "no write caching beside another protocol's lock");
+                assertEquals(NtStatus.SUCCESS, a.close(RawSmbClient.created(r).fileId()));
+            } finally {
+                server.vfs.locks().unlock(id, nlm, 0, 10, LockSemantics.POSIX);
+            }
+            ByteBuffer r = open(a, "busy.dat", key(9), R | W | H, SHARE_ALL);
+            assertEquals(R | W | H, RawSmbClient.leaseState(r), "the whole lease once the lock and the write are gone");
+        }
+    }
+}
