@@ -37,6 +37,36 @@ public final class NfsExports {
         public VirtualFileSystem fs() {
             return export.fs();
         }
+
+        /**
+         * Before an operation on this file: what another protocol's opens deny is refused, what its
+         * clients cache and the operation makes untrue is recalled and waited for (see
+         * {@link io.rdmagate.vfs.state.FileStates#begin}). The token goes to {@link #end}.
+         */
+        public int begin(io.rdmagate.vfs.state.Conflict c) throws io.rdmagate.vfs.VfsException {
+            return fs().states().begin(handle.fileId(), c);
+        }
+
+        /**
+         * {@link #begin} for the file {@code name} in this directory, when another protocol holds
+         * anything at all; -1 (nothing to end) when it holds nothing or the name does not exist.
+         */
+        public int begin(String name, io.rdmagate.vfs.state.Conflict c) throws io.rdmagate.vfs.VfsException {
+            if (!fs().states().held()) {
+                return -1;
+            }
+            long file;
+            try {
+                file = fs().lookup(io.rdmagate.vfs.Caller.ROOT, handle, name).handle().fileId();
+            } catch (io.rdmagate.vfs.VfsException e) {
+                return -1; // the operation itself reports the name's error
+            }
+            return fs().states().begin(file, c);
+        }
+
+        public void end(int token) {
+            fs().states().end(token);
+        }
     }
 
     private final List<NfsExport> exports;

@@ -26,6 +26,7 @@ final class Nlm4Test implements NlmProcedure {
         ByteRangeLock holder = null;
         try {
             Target t = nlm.target(call, lock.fh());
+            t.end(t.begin(io.rdmagate.vfs.state.Conflict.LOCK)); // locks an SMB client keeps under a write lease come in first
             Optional<ByteRangeLock> h = t.fs().locks().test(t.handle().fileId(), lock.request(exclusive));
             holder = h.orElse(null);
             stat = holder == null ? Nlm4.GRANTED_STAT : Nlm4.DENIED;

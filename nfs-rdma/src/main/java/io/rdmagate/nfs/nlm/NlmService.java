@@ -132,7 +132,10 @@ public final class NlmService implements NfsServer.Nlm {
         var locks = t.fs().locks();
         long fileId = t.handle().fileId();
         Waiting key = new Waiting(fileId, t.fs().volumeId(), lock.owner().key(), lock.offset(), lock.length(), exclusive);
+        int use = -1;
         try {
+            // an SMB client caching the file under a write lease keeps its own locks locally: recall first
+            use = t.begin(io.rdmagate.vfs.state.Conflict.LOCK);
             if (!block) {
                 locks.lock(fileId, lock.request(exclusive));
                 return Nlm4.GRANTED_STAT;
@@ -157,6 +160,8 @@ public final class NlmService implements NfsServer.Nlm {
             return Nlm4.DENIED;
         } catch (VfsException e) {
             return status(e);
+        } finally {
+            t.end(use);
         }
     }
 

@@ -12,6 +12,7 @@ import io.rdmagate.vfs.CreateMode;
 import io.rdmagate.vfs.Node;
 import io.rdmagate.vfs.SetAttributes;
 import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.state.Conflict;
 
 /**
  * RFC 1813 §3.3.8 CREATE: args diropargs3, createhow3 (UNCHECKED or GUARDED with sattr3,
@@ -46,11 +47,15 @@ public final class Nfs3Create extends Nfs3Procedure {
         }
         Target dir = null;
         WccAttr before = null;
+        int use = -1;
         try {
             dir = r.resolve(fh);
             Caller c = r.writer(dir);
             Nfs3Xdr.checkSize(attrs);
             before = WccAttr.of(dir.fs().getattr(dir.handle()));
+            if (mode == CreateMode.UNCHECKED && attrs != null && !attrs.isEmpty()) {
+                use = dir.begin(name, Conflict.WRITE); // UNCHECKED over an existing file sets its attributes (size 0 truncates)
+            }
             Node n = dir.fs().create(c, dir.handle(), name, mode, attrs, verifier);
             XdrEncoder out = r.ok();
             Nfs3Xdr.postOpFh(out, NfsExports.wire(dir.export(), n.handle()));
@@ -61,6 +66,10 @@ public final class Nfs3Create extends Nfs3Procedure {
             XdrEncoder out = r.fail(e);
             Nfs3Xdr.wcc(out, before, Nfs3Request.attributesOrNull(dir));
             return out.finish();
+        } finally {
+            if (dir != null) {
+                dir.end(use);
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ import io.rdmagate.oncrpc.xdr.XdrException;
 import io.rdmagate.oncrpc.xdr.XdrMessage;
 import io.rdmagate.vfs.FileAttributes;
 import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.state.Conflict;
 
 /** RFC 1813 §3.3.1 GETATTR: args nfs_fh3; resok fattr3; resfail nothing. */
 public final class Nfs3Getattr extends Nfs3Procedure {
@@ -19,6 +20,7 @@ public final class Nfs3Getattr extends Nfs3Procedure {
         try {
             Target t = r.resolve(fh);
             r.reader(t);
+            t.end(t.begin(Conflict.READ)); // size and times as an SMB client with write caching has them
             FileAttributes a = t.fs().getattr(t.handle());
             XdrEncoder out = r.ok();
             Nfs3Xdr.fattr(out, a);

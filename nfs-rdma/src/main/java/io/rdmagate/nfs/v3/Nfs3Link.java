@@ -9,6 +9,7 @@ import io.rdmagate.oncrpc.xdr.XdrMessage;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.Node;
 import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.state.Conflict;
 
 /**
  * RFC 1813 §3.3.15 LINK: args nfs_fh3 file, diropargs3 link; resok and resfail post_op_attr file,
@@ -28,6 +29,7 @@ public final class Nfs3Link extends Nfs3Procedure {
         Target file = null;
         Target dir = null;
         WccAttr before = null;
+        int use = -1;
         try {
             file = r.resolve(fileFh);
             dir = r.resolve(dirFh);
@@ -36,6 +38,7 @@ public final class Nfs3Link extends Nfs3Procedure {
                 throw new Nfs3Exception(Nfs3Status.NFS3ERR_XDEV, "link across exports");
             }
             before = WccAttr.of(dir.fs().getattr(dir.handle()));
+            use = file.begin(Conflict.NAMESPACE);
             Node n = dir.fs().link(c, file.handle(), dir.handle(), name);
             XdrEncoder out = r.ok();
             Nfs3Xdr.postOpAttr(out, n.attributes());
@@ -46,6 +49,10 @@ public final class Nfs3Link extends Nfs3Procedure {
             Nfs3Xdr.postOpAttr(out, Nfs3Request.attributesOrNull(file));
             Nfs3Xdr.wcc(out, before, Nfs3Request.attributesOrNull(dir));
             return out.finish();
+        } finally {
+            if (file != null) {
+                file.end(use);
+            }
         }
     }
 }

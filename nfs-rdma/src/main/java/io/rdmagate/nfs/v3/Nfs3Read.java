@@ -9,6 +9,7 @@ import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.FileAttributes;
 import io.rdmagate.vfs.VfsError;
 import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.state.Conflict;
 import io.rdmagate.vfs.memory.IoMemory;
 
 /**
@@ -44,6 +45,7 @@ public final class Nfs3Read extends Nfs3Procedure {
                 throw new Nfs3Exception(Nfs3Status.NFS3ERR_INVAL, "offset beyond 2^63-1");
             }
             if (count > 0) {
+                t.end(t.begin(Conflict.READ)); // SMB write caching of the file flushes first
                 try {
                     data = read(t, c, offset, count, r);
                 } catch (VfsException e) {

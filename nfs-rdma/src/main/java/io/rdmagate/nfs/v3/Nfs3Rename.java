@@ -8,6 +8,7 @@ import io.rdmagate.oncrpc.xdr.XdrException;
 import io.rdmagate.oncrpc.xdr.XdrMessage;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.state.Conflict;
 
 /**
  * RFC 1813 §3.3.14 RENAME: args diropargs3 from, diropargs3 to; resok and resfail wcc_data of
@@ -30,6 +31,8 @@ public final class Nfs3Rename extends Nfs3Procedure {
         Target to = null;
         WccAttr fromBefore = null;
         WccAttr toBefore = null;
+        int moved = -1;
+        int replaced = -1;
         try {
             from = r.resolve(fromFh);
             to = r.resolve(toFh);
@@ -39,6 +42,8 @@ public final class Nfs3Rename extends Nfs3Procedure {
             }
             fromBefore = WccAttr.of(from.fs().getattr(from.handle()));
             toBefore = WccAttr.of(to.fs().getattr(to.handle()));
+            moved = from.begin(fromName, Conflict.NAMESPACE);
+            replaced = to.begin(toName, Conflict.NAMESPACE);
             from.fs().rename(c, from.handle(), fromName, to.handle(), toName, true);
             XdrEncoder out = r.ok();
             Nfs3Xdr.wcc(out, fromBefore, Nfs3Request.attributesOrNull(from));
@@ -49,6 +54,13 @@ public final class Nfs3Rename extends Nfs3Procedure {
             Nfs3Xdr.wcc(out, fromBefore, Nfs3Request.attributesOrNull(from));
             Nfs3Xdr.wcc(out, toBefore, Nfs3Request.attributesOrNull(to));
             return out.finish();
+        } finally {
+            if (from != null) {
+                from.end(moved);
+            }
+            if (to != null) {
+                to.end(replaced);
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.FileAttributes;
 import io.rdmagate.vfs.SetAttributes;
 import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.state.Conflict;
 
 /**
  * RFC 1813 §3.3.2 SETATTR: args nfs_fh3, sattr3, sattrguard3; resok and resfail wcc_data. With the
@@ -30,10 +31,14 @@ public final class Nfs3Setattr extends Nfs3Procedure {
         long guardCtime = guarded ? Nfs3Xdr.readTime(in) : 0;
         Target t = null;
         WccAttr before = null;
+        int use = -1;
         try {
             t = r.resolve(fh);
             Caller c = r.writer(t);
             Nfs3Xdr.checkSize(attrs);
+            if (!attrs.isEmpty()) {
+                use = t.begin(Conflict.WRITE);
+            }
             FileAttributes b = t.fs().getattr(t.handle());
             before = WccAttr.of(b);
             if (guarded && b.ctimeNanos() != guardCtime) {
@@ -47,6 +52,10 @@ public final class Nfs3Setattr extends Nfs3Procedure {
             XdrEncoder out = r.fail(e);
             Nfs3Xdr.wcc(out, before, Nfs3Request.attributesOrNull(t));
             return out.finish();
+        } finally {
+            if (t != null) {
+                t.end(use);
+            }
         }
     }
 }

@@ -12,6 +12,7 @@ import io.rdmagate.vfs.FileAttributes;
 import io.rdmagate.vfs.Stability;
 import io.rdmagate.vfs.VfsError;
 import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.state.Conflict;
 import io.rdmagate.vfs.WriteResult;
 import io.rdmagate.vfs.memory.IoMemory;
 import java.lang.foreign.Arena;
@@ -63,9 +64,11 @@ public final class Nfs3Write extends Nfs3Procedure {
     private static XdrMessage write(Nfs3Request r, byte[] fh, long offset, Stability stability, ByteBuf data) {
         Target t = null;
         WccAttr before = null;
+        int use = -1;
         try {
             t = r.resolve(fh);
             Caller c = r.writer(t);
+            use = t.begin(Conflict.WRITE); // SMB opens denying writes refuse it; SMB caching of the file is recalled
             if (offset < 0 || offset + data.readableBytes() < 0) {
                 throw new Nfs3Exception(Nfs3Status.NFS3ERR_FBIG, "write beyond 2^63-1");
             }
@@ -85,6 +88,10 @@ public final class Nfs3Write extends Nfs3Procedure {
             XdrEncoder out = r.fail(e);
             Nfs3Xdr.wcc(out, before, Nfs3Request.attributesOrNull(t));
             return out.finish();
+        } finally {
+            if (t != null) {
+                t.end(use);
+            }
         }
     }
 
