@@ -104,6 +104,7 @@ public final class GatewayRuntime {
         metrics = new GatewayMetrics();
         metrics.bindPool(pool);
         metrics.bindPayloadCopies(copies);
+        exports.byName().forEach((name, fs) -> metrics.bindStates(name, fs.states()));
         if (rdma != null) {
             metrics.bindRdma(rdma);
         }

@@ -42,6 +42,32 @@ public final class GatewayMetrics implements AutoCloseable {
         return registry;
     }
 
+    /**
+     * The one state of export {@code export} ({@link io.rdmagate.vfs.state.FileStates}):
+     * rdmagate_state_recalls_total{export,conflict} (operations of one protocol that waited for
+     * another's clients to give up caching: read, write, namespace, lock),
+     * rdmagate_state_recall_timeouts_total{export} (breaks that ended by the holder's timer, not by
+     * the client), rdmagate_state_recall_wait_seconds_total{export},
+     * rdmagate_state_sharing_violations_total{export} (operations an open of another protocol denied).
+     */
+    public void bindStates(String export, io.rdmagate.vfs.state.FileStates states) {
+        for (io.rdmagate.vfs.state.Conflict c : io.rdmagate.vfs.state.Conflict.values()) {
+            FunctionCounter.builder("rdmagate.state.recalls", states, s -> s.recalls(c))
+                    .tag("export", export).tag("conflict", c.name().toLowerCase(java.util.Locale.ROOT))
+                    .description("operations that waited for another protocol's clients to give up caching")
+                    .register(registry);
+        }
+        FunctionCounter.builder("rdmagate.state.recall.timeouts", states,
+                io.rdmagate.vfs.state.FileStates::recallTimeouts).tag("export", export)
+                .description("recalls that ended by the break timer, not by the client").register(registry);
+        FunctionCounter.builder("rdmagate.state.recall.wait", states, s -> s.recallWaitNanos() / 1e9)
+                .baseUnit("seconds").tag("export", export)
+                .description("time operations waited for recalls").register(registry);
+        FunctionCounter.builder("rdmagate.state.sharing.violations", states, io.rdmagate.vfs.state.FileStates::denied)
+                .tag("export", export).description("operations an open of another protocol denied")
+                .register(registry);
+    }
+
     /** rdmagate_io_pool_{allocated,leased}_bytes, rdmagate_io_pool_slabs, rdmagate_io_pool_exhausted_total. */
     public void bindPool(IoMemoryPool pool) {
         Gauge.builder("rdmagate.io.pool.allocated", pool, IoMemoryPool::allocatedBytes).baseUnit("bytes")

@@ -112,6 +112,44 @@ class HttpEndpointTest {
     }
 
     @Test
+    void theOneStateShowsRecallsAndSharingViolationsPerExport() throws Exception {
+        try (var fs = io.rdmagate.vfs.inmemory.InMemoryFileSystem.create(5, io.rdmagate.vfs.ExportOptions.DEFAULT)) {
+            metrics.bindStates("media", fs.states());
+            fs.states().register(new io.rdmagate.vfs.state.CacheHolder() {
+                @Override
+                public String protocol() {
+                    return "smb";
+                }
+
+                @Override
+                public boolean holdsAnything() {
+                    return true;
+                }
+
+                @Override
+                public io.rdmagate.vfs.state.Recall recall(int volume, long file, io.rdmagate.vfs.state.Conflict c) {
+                    return null;
+                }
+
+                @Override
+                public boolean denies(int volume, long file, io.rdmagate.vfs.state.Conflict c) {
+                    return true;
+                }
+            });
+            assertEquals(io.rdmagate.vfs.VfsError.SHARING_VIOLATION, org.junit.jupiter.api.Assertions.assertThrows(
+                    io.rdmagate.vfs.VfsException.class,
+                    () -> fs.states().begin(1, io.rdmagate.vfs.state.Conflict.WRITE)).error());
+            String body = send("GET", "/metrics").body();
+            for (String c : List.of("read", "write", "namespace", "lock")) {
+                assertTrue(body.contains("rdmagate_state_recalls_total{conflict=\"" + c + "\",export=\"media\"} 0.0"), body);
+            }
+            assertTrue(body.contains("rdmagate_state_sharing_violations_total{export=\"media\"} 1.0"), body);
+            assertTrue(body.contains("rdmagate_state_recall_timeouts_total{export=\"media\"} 0.0"), body);
+            assertTrue(body.contains("rdmagate_state_recall_wait_seconds_total{export=\"media\"} 0.0"), body);
+        }
+    }
+
+    @Test
     void otherPathsAndMethods() throws Exception {
         assertEquals(404, send("GET", "/").statusCode());
         assertEquals(404, send("GET", "/healthz").statusCode());
