@@ -91,10 +91,5 @@ run_load rdmagate vers=3,proto=rdma,port=20050,mountport=20058,mountproto=tcp,no
 kill -TERM $gateway
 wait $gateway
 echo "rdmagate exited $?"
-if dmesg | grep -qE 'BUG:|Oops|general protection'; then
-    result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"; rc=1
-else
-    result kernel-clean PASS "no oops"
-fi
-dmesg > /job/dmesg.log
+kernel_clean || rc=1
 exit $rc

@@ -13,11 +13,5 @@ if net_up; then result nic-up PASS "$NIC"; else result nic-up FAIL; lab_summary;
 check statd bash -c "rpcbind -w && rpc.statd --no-notify" || rc=1
 # MOUNT and NLM are found through the container's rpcbind on 10.0.2.100:111
 timeout 900 /job/workloads/nfs-workload.sh container-v3-tcp 10.0.2.100:/data vers=3,proto=tcp || rc=1
-if dmesg | grep -qE 'BUG:|Oops|general protection'; then
-    result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"
-    rc=1
-else
-    result kernel-clean PASS "no oops"
-fi
-dmesg > /job/dmesg.log
+kernel_clean || rc=1
 exit $rc

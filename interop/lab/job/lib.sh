@@ -28,6 +28,18 @@ check() {                                   # check NAME COMMAND...: PASS if it 
     fi
 }
 
+kernel_clean() {                            # reports kernel-clean (no oops in dmesg), keeps dmesg.log
+    local rc=0
+    if dmesg | grep -qE 'BUG:|Oops|general protection'; then
+        result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"
+        rc=1
+    else
+        result kernel-clean PASS "no oops"
+    fi
+    dmesg > /job/dmesg.log
+    return $rc
+}
+
 lab_summary() {
     echo "SUMMARY pass=$LAB_PASS fail=$LAB_FAIL"
     [ "$LAB_FAIL" = 0 ]

@@ -31,11 +31,5 @@ if [[ " $PEERS " == *" smb "* ]]; then
         timeout 600 /job/workloads/cifs-workload.sh "ksmbd-3.1.1-$t" "//$SIW_ADDR/share" "$opts" || rc=1
     done
 fi
-if dmesg | grep -qE 'BUG:|Oops|general protection'; then
-    result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"
-    rc=1
-else
-    result kernel-clean PASS "no oops"
-fi
-dmesg > /job/dmesg.log
+kernel_clean || rc=1
 exit $rc

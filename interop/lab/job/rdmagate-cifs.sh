@@ -14,11 +14,5 @@ base=vers=3.1.1,port=$SMB_PORT,username=$SMB_USER,password=$SMB_PASSWORD,mfsymli
 timeout 900 /job/workloads/cifs-workload.sh rdmagate-3.1.1-tcp //10.0.2.100/data "$base" || rc=1
 timeout 900 /job/workloads/cifs-workload.sh rdmagate-3.1.1-seal //10.0.2.100/data "$base,seal" || rc=1
 
-if dmesg | grep -qE 'BUG:|Oops|general protection'; then
-    result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"
-    rc=1
-else
-    result kernel-clean PASS "no oops"
-fi
-dmesg > /job/dmesg.log
+kernel_clean || rc=1
 exit $rc

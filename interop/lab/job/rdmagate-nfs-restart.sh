@@ -30,10 +30,5 @@ else
     result intact FAIL "$(cmp /tmp/src $mnt/restart.bin 2>&1 | head -1)"; rc=1
 fi
 umount $mnt
-if dmesg | grep -qE 'BUG:|Oops|general protection'; then
-    result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"; rc=1
-else
-    result kernel-clean PASS "no oops"
-fi
-dmesg > /job/dmesg.log
+kernel_clean || rc=1
 exit $rc

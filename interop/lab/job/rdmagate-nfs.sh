@@ -38,11 +38,5 @@ else
     result rdma-no-version FAIL "mount -o rdma,port=$RDMA_PORT: ${line:-not mounted}"; rc=1
 fi
 
-if dmesg | grep -qE 'BUG:|Oops|general protection'; then
-    result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"
-    rc=1
-else
-    result kernel-clean PASS "no oops"
-fi
-dmesg > /job/dmesg.log
+kernel_clean || rc=1
 exit $rc

@@ -60,10 +60,5 @@ if check ksmbd-start start_ksmbd /srv/smb; then
     mount_check ksmbd-smbdirect-siw cifs "//$SIW_ADDR/share" vers=3.1.1,rdma,username=lab,password=labpass ,rdma
     mount_check ksmbd-smbdirect-rxe cifs "//$RXE_ADDR/share" vers=3.1.1,rdma,username=lab,password=labpass ,rdma
 fi
-if dmesg | grep -qE 'BUG:|Oops|general protection'; then
-    result kernel-clean FAIL "$(dmesg | grep -E -A3 'BUG:|Oops' | head -8 | tr '\n' ' ')"
-else
-    result kernel-clean PASS "no oops"
-fi
-dmesg > /job/dmesg.log
+kernel_clean
 lab_summary

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.security.auth.module.UnixSystem;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -69,10 +67,10 @@ class ContainerImageTest {
 
     @Test
     void imageServesNfsSmbAndHealthOnPublishedPortsWithHostDirectories() throws Exception {
-        int nfsPort = freePort();
-        int mountPort = freePort();
-        int smbPort = freePort();
-        int httpPort = freePort();
+        int nfsPort = HostGateway.freePort();
+        int mountPort = HostGateway.freePort();
+        int smbPort = HostGateway.freePort();
+        int httpPort = HostGateway.freePort();
         String name = "rdmagate-it-" + ProcessHandle.current().pid();
         try {
             start(name, Map.of(2049, nfsPort, 20048, mountPort, 445, smbPort, 9049, httpPort));
@@ -133,7 +131,7 @@ class ContainerImageTest {
     void labKernelClientMountsTheContainerOverTcpAndRunsTheWorkload() throws Exception {
         Map<Integer, Integer> ports = new java.util.LinkedHashMap<>();
         for (int p : List.of(111, 2049, 20048, 32803, 32765, 9049)) {
-            ports.put(p, freePort());
+            ports.put(p, HostGateway.freePort());
         }
         String name = "rdmagate-lab-" + ProcessHandle.current().pid();
         try {
@@ -277,11 +275,6 @@ class ContainerImageTest {
         return b;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 
     private record Result(int status, String output, String command) {
         String tail(int lines) {

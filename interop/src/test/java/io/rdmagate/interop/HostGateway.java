@@ -79,6 +79,13 @@ public final class HostGateway implements AutoCloseable {
         return null;
     }
 
+    /** A TCP port on 127.0.0.1 that nothing listens on now, for a listener or a forward. */
+    public static int freePort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
     public int httpPort() {
         return httpPort;
     }

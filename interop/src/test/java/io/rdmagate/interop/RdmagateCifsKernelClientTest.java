@@ -3,10 +3,6 @@ package io.rdmagate.interop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.rdmagate.gateway.users.NtHash;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +33,7 @@ class RdmagateCifsKernelClientTest {
 
     @Test
     void kernelClientMountsSmb311AndRunsTheWorkload() throws Exception {
-        int smb = freePort();
+        int smb = HostGateway.freePort();
         String transports = """
                   nfs: {enabled: false}
                   smb: {port: %d}
@@ -67,10 +63,4 @@ class RdmagateCifsKernelClientTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            return s.getLocalPort();
-        }
-    }
 }

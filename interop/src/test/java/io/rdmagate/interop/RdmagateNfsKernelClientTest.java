@@ -3,10 +3,6 @@ package io.rdmagate.interop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,12 +33,12 @@ class RdmagateNfsKernelClientTest {
 
     @Test
     void kernelClientMountsOverTcpAndOverRdmaAndRunsTheWorkload() throws Exception {
-        int nfs = freePort();
-        int mount = freePort();
-        int rdma = freePort();
-        int nlm = freePort();
-        int nsm = freePort();
-        int rpcbind = freePort();
+        int nfs = HostGateway.freePort();
+        int mount = HostGateway.freePort();
+        int rdma = HostGateway.freePort();
+        int nlm = HostGateway.freePort();
+        int nsm = HostGateway.freePort();
+        int rpcbind = HostGateway.freePort();
         String transports = """
                   nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
                   rpcbind: {mode: embedded, port: %d}
@@ -91,7 +87,8 @@ class RdmagateNfsKernelClientTest {
                   nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
                   rpcbind: {mode: off}
                   smb: {enabled: false}
-                """.formatted(freePort(), freePort(), freePort(), freePort(), freePort());
+                """.formatted(HostGateway.freePort(), HostGateway.freePort(), HostGateway.freePort(), HostGateway.freePort(),
+                        HostGateway.freePort());
         int mount = port(transports, "mountPort");
         int rdma = port(transports, "rdmaPort");
         HostGateway[] gateway = {HostGateway.start(dir, transports)};
@@ -138,10 +135,4 @@ class RdmagateNfsKernelClientTest {
         return Integer.parseInt(m.group(1));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            return s.getLocalPort();
-        }
-    }
 }
