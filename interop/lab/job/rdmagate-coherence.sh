@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# One file, two protocols, one gateway: rdmagate on the host serves the same export to the
+# guest's kernel cifs client (SMB 3.1.1, leases) and kernel NFSv3 client (over TCP, then over
+# RDMA with siw through the forward). Each side must see the other's writes while it holds the
+# file open, and a lock one side holds must be refused to the other, both ways (NLM on the NFS
+# side, found through rdmagate's embedded rpcbind as in rdmagate-nfs.sh). Ports from /job/env.
+set -uo pipefail
+. /job/lib.sh
+[ -f /job/env ] && . /job/env
+echo 1 > /proc/sys/kernel/panic_on_oops
+rc=0
+
+if net_up; then result nic-up PASS "$NIC"; else result nic-up FAIL; lab_summary; exit 1; fi
+check statd bash -c "rpcbind -w && rpc.statd --no-notify" || rc=1
+check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" || rc=1
+S=/mnt/smb N=/mnt/nfs
+mkdir -p $S $N
+check cifs-mount timeout 120 mount -t cifs -o "vers=3.1.1,port=$SMB_PORT,username=$SMB_USER,password=$SMB_PASSWORD" \
+    //10.0.2.100/data $S || { lab_summary; exit 1; }
+
+# fcntl(F_SETLK, F_WRLCK) on the whole file, as fs-workload.sh takes it: perl -e "$SETLK" FILE [MARK SECONDS]
+SETLK='use Fcntl; open(my $fh, "+<", $ARGV[0]) or die "open: $!";
+    my $lk = pack("s s x4 q q i x4", F_WRLCK, 0, 0, 0, 0); fcntl($fh, F_SETLK, $lk) or exit 1;
+    if (@ARGV > 1) { open(my $o, ">", $ARGV[1]) or die; close $o; sleep $ARGV[2]; } exit 0;'
+
+# try_lock flock|fcntl FILE: takes and drops the lock, failing if it is held elsewhere
+try_lock() {
+    if [ "$1" = flock ]; then flock -n "$2" true; else perl -e "$SETLK" "$2"; fi
+}
+
+# hold_lock flock|fcntl FILE: holds the lock in the background until release_lock; returns 0
+# once the holder has it (it marks /tmp/lock-held), 1 if it could not take it
+hold_lock() {
+    rm -f /tmp/lock-held
+    if [ "$1" = flock ]; then
+        # -o: the flock process keeps the only descriptor; its child marks and waits
+        flock -n -o "$2" sh -c 'touch /tmp/lock-held; exec sleep 300' &
+    else
+        perl -e "$SETLK" "$2" /tmp/lock-held 300 &
+    fi
+    HOLDER=$!
+    local i
+    for i in $(seq 300); do
+        [ -e /tmp/lock-held ] && return 0
+        kill -0 $HOLDER 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+release_lock() {
+    pkill -P "$HOLDER" sleep 2>/dev/null
+    kill "$HOLDER" 2>/dev/null
+    wait "$HOLDER" 2>/dev/null
+}
+
+# refused LABEL KIND HOLDER OTHER: a KIND lock (fcntl or flock) on a file, held through the mount of
+# protocol HOLDER (nfs or cifs), is refused through the mount of OTHER, and free to it once released.
+# cifs may keep its locks locally under a write lease: an NLM request recalls the lease first.
+refused() {
+    local label=$1 kind=$2 holder=$3 other=$4 f
+    local h=$N o=$S
+    [ $holder = cifs ] && h=$S o=$N
+    f=$label-$kind-$holder-holds
+    echo x > $h/$f
+    cat $o/$f > /dev/null
+    if ! hold_lock $kind $h/$f; then result "$label/$kind-$holder-lock-refused-to-$other" FAIL "the $holder lock was never held"
+    elif try_lock $kind $o/$f; then
+        result "$label/$kind-$holder-lock-refused-to-$other" FAIL "$other got the lock $holder holds; cifs $(grep -i lock /proc/fs/cifs/Stats | tr '\n' ' ')$(gateway_view)"
+    else result "$label/$kind-$holder-lock-refused-to-$other" PASS; fi
+    release_lock
+    if try_lock $kind $o/$f; then result "$label/$kind-$holder-unlock-frees-$other" PASS
+    else result "$label/$kind-$holder-unlock-frees-$other" FAIL "$other still refused after the $holder unlock"; fi
+}
+
+# what the gateway counted of locks and recalls, for a failure's detail (its /metrics, one line)
+gateway_view() {
+    host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_(smb_requests_total\{command="(LOCK|OPLOCK_BREAK)"|nfs_requests_total\{procedure="(LOCK|TEST)",program="nlm"|smb_breaks_sent_total|state_recall)' \
+        | sed 's/rdmagate_//' | tr '\n' ' '
+}
+
+coherence() {                               # coherence LABEL NFS_MOUNT_OPTIONS
+    local label=$1 opts=$2 f got out
+    if ! out=$(timeout 180 mount -t nfs -o "$opts" 10.0.2.100:/data $N 2>&1); then
+        result "$label/nfs-mount" FAIL "$out"
+        return 1
+    fi
+    result "$label/nfs-mount" PASS "$(grep " $N nfs " /proc/mounts | cut -d' ' -f4 | tr ',' '\n' | grep -E '^(vers|proto)=' | tr '\n' ' ')"
+
+    # cifs holds the file open and has read it (cached under its lease); NFS rewrites it
+    f=$label-nfs-writes.txt
+    echo old-content > $S/$f
+    exec 3<$S/$f
+    cat $S/$f > /dev/null
+    echo new-content-from-nfs > $N/$f
+    got=$(cat $S/$f)
+    exec 3<&-
+    if [ "$got" = new-content-from-nfs ]; then result "$label/cifs-sees-nfs-write" PASS
+    else result "$label/cifs-sees-nfs-write" FAIL "cifs read '$got' after the NFS write"; fi
+
+    # NFS has read the file; cifs appends while holding it open (dirty under a write lease)
+    f=$label-cifs-writes.txt
+    echo first > $S/$f
+    cat $N/$f > /dev/null
+    exec 4>>$S/$f
+    echo second-from-cifs >&4
+    got=$(cat $N/$f | tr '\n' ' ')
+    exec 4>&-
+    if [ "$got" = "first second-from-cifs " ]; then result "$label/nfs-sees-cifs-write" PASS
+    else result "$label/nfs-sees-cifs-write" FAIL "NFS read '$got' while cifs held the file open"; fi
+
+    for kind in fcntl flock; do
+        refused $label $kind nfs cifs
+        refused $label $kind cifs nfs
+    done
+
+    if timeout 60 umount $N; then result "$label/nfs-unmount" PASS; else result "$label/nfs-unmount" FAIL; fi
+}
+
+coherence coherence-tcp "vers=3,proto=tcp,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
+coherence coherence-rdma "vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
+timeout 60 umount $S
+
+kernel_clean || rc=1
+lab_summary || rc=1
+exit $rc

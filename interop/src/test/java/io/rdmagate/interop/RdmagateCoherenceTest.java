@@ -1,0 +1,85 @@
+package io.rdmagate.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.rdmagate.gateway.users.NtHash;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The kernel cifs client and the kernel NFSv3 client on the same files of one rdmagate (the real
+ * program on the HOST; both clients in the guest): each sees the other's writes while it holds the
+ * file open, and a lock held through one protocol is refused through the other, both ways. NFS
+ * over TCP and over RDMA (siw), SMB 3.1.1 with leases.
+ */
+@Tag("interop")
+class RdmagateCoherenceTest {
+    private static final List<String> CHECKS = List.of("nfs-mount", "cifs-sees-nfs-write", "nfs-sees-cifs-write",
+            "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs", "fcntl-cifs-lock-refused-to-nfs",
+            "fcntl-cifs-unlock-frees-nfs", "flock-nfs-lock-refused-to-cifs", "flock-nfs-unlock-frees-cifs",
+            "flock-cifs-lock-refused-to-nfs", "flock-cifs-unlock-frees-nfs", "nfs-unmount");
+    private static final String USER = "lab";
+    private static final String PASSWORD = "Lab-pass-1";
+
+    @RegisterExtension
+    final GuestLab lab = new GuestLab();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void nfsAndCifsSeeEachOthersWritesAndLocks() throws Exception {
+        int nfs = HostGateway.freePort();
+        int mount = HostGateway.freePort();
+        int rdma = HostGateway.freePort();
+        int nlm = HostGateway.freePort();
+        int nsm = HostGateway.freePort();
+        int rpcbind = HostGateway.freePort();
+        int smb = HostGateway.freePort();
+        String transports = """
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
+                  rpcbind: {mode: embedded, port: %d}
+                  smb: {port: %d}
+                """.formatted(nfs, mount, rdma, nlm, nsm, rpcbind, smb);
+        String users = """
+                users:
+                  - {name: %s, uid: 0, gid: 0, ntHash: %s}
+                """.formatted(USER, NtHash.of(PASSWORD.toCharArray()));
+        try (HostGateway gateway = HostGateway.start(dir, users, transports)) {
+            List<String> expected = new ArrayList<>(List.of("nic-up", "statd", "siw-nic", "cifs-mount", "kernel-clean"));
+            for (String proto : List.of("tcp", "rdma")) {
+                for (String c : CHECKS) {
+                    expected.add("coherence-" + proto + "/" + c);
+                }
+            }
+            GuestRun run = lab.job("rdmagate-coherence")
+                    .labScript("rdmagate-coherence.sh")
+                    .env("NFS_PORT", nfs)
+                    .env("MOUNT_PORT", mount)
+                    .env("RDMA_PORT", rdma)
+                    .env("SMB_PORT", smb)
+                    .env("SMB_USER", USER)
+                    .env("SMB_PASSWORD", PASSWORD)
+                    .env("HTTP_PORT", gateway.httpPort())
+                    .forward(nfs)
+                    .forward(mount)
+                    .forward(rdma)
+                    .forward(nlm)
+                    .forward(nsm)
+                    .forward(111, rpcbind)
+                    .forward(smb)
+                    .forward(gateway.httpPort())
+                    .timeout(Duration.ofMinutes(15))
+                    .run();
+            run.assertPassed(expected);
+            assertEquals(0, gateway.stop(), gateway.log());
+        }
+    }
+
+}
