@@ -10,7 +10,8 @@ import java.time.Duration;
  * @param maxFragments        most fragments one record may have
  * @param maxInFlight         calls of one connection being processed or written at once; past it
  *                            the connection is not read
- * @param maxConnections      connections open at once; more are closed on accept
+ * @param maxConnections      connections open at once; a new one closes the quietest (longest without
+ *                            a byte read or written), as knfsd does
  * @param idleTimeout         a connection with nothing read or written and no call in flight for
  *                            this long is closed; zero disables
  * @param drcEntries          duplicate request cache entries (LRU); zero disables the cache

@@ -127,6 +127,11 @@ public final class RpcServer implements AutoCloseable {
         return limiter.open();
     }
 
+    /** TCP connections closed to make room for a new client at {@link RpcLimits#maxConnections()}. */
+    public long evictedConnections() {
+        return limiter.evicted();
+    }
+
     /** Stops accepting, gives calls in flight up to {@code grace} to finish, then closes everything. */
     public void stop(Duration grace) {
         if (tcp != null) {

@@ -1,27 +1,50 @@
 package io.rdmagate.oncrpc.tcp;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.AttributeKey;
 import io.rdmagate.oncrpc.server.RpcObserver;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Closes accepted connections beyond a maximum number open at once. Shared by a server's channels. */
+/**
+ * Bounds the connections open at once. When a new client arrives at the bound, the connection
+ * that has been quiet longest (no bytes read or written) is closed to make room, as Linux knfsd
+ * does (svc_check_conn_limits): a flood of idle or trickling connections cannot lock real clients
+ * out, and an NFS client whose connection was closed reconnects and retransmits. Shared by a
+ * server's channels; one volatile write per read and per reply.
+ */
 @ChannelHandler.Sharable
-public final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
+public final class ConnectionLimiter extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionLimiter.class);
+    private static final AttributeKey<Activity> ACTIVITY = AttributeKey.valueOf(ConnectionLimiter.class, "activity");
+
+    /** When a connection last moved bytes. */
+    private static final class Activity {
+        volatile long lastNanos = System.nanoTime();
+    }
 
     private final int max;
     private final AtomicInteger open = new AtomicInteger();
+    private final Map<Channel, Activity> channels = new ConcurrentHashMap<>();
+    private final LongAdder evicted = new LongAdder();
     private final RpcObserver observer;
+    private static final long WARNING_INTERVAL_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+    private final java.util.concurrent.atomic.AtomicLong lastWarning =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS - 1);
 
     public ConnectionLimiter(int max) {
         this(max, RpcObserver.NONE);
     }
 
-    /** @param observer told of every connection accepted and closed (those refused over the maximum too) */
+    /** @param observer told of every connection accepted and closed (those closed to make room too) */
     public ConnectionLimiter(int max, RpcObserver observer) {
         this.max = max;
         this.observer = observer;
@@ -31,19 +54,85 @@ public final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
         return open.get();
     }
 
+    /** Connections closed to make room for a new one. */
+    public long evicted() {
+        return evicted.sum();
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         observer.connectionOpened("tcp");
+        Activity a = new Activity();
+        ctx.channel().attr(ACTIVITY).set(a);
+        channels.put(ctx.channel(), a);
         if (open.incrementAndGet() > max) {
-            LOG.warn("refusing connection from {}: {} connections are open", ctx.channel().remoteAddress(), max);
-            ctx.close();
-            return;
+            Channel quiet = quietest(ctx.channel());
+            if (quiet == null) {
+                LOG.warn("refusing connection from {}: {} connections are open", ctx.channel().remoteAddress(), max);
+                ctx.close();
+                return;
+            }
+            evicted.increment();
+            long now = System.nanoTime();
+            long last = lastWarning.get();
+            if (now - last > WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
+                // at most one line a minute: a flood must not become a flood of log lines
+                LOG.warn("{} connections are open: closing the quietest, from {}, for a new one from {} ({} closed so far)",
+                        max, quiet.remoteAddress(), ctx.channel().remoteAddress(), evicted.sum());
+            }
+            quiet.close();
         }
         super.channelActive(ctx);
     }
 
+    /**
+     * Claims the open connection other than {@code newcomer} that moved bytes longest ago, or
+     * returns null. A claimed connection leaves the candidates at once, so that newcomers arriving
+     * together on several event loops each close a different one.
+     */
+    private Channel quietest(Channel newcomer) {
+        while (true) {
+            Channel best = null;
+            Activity bestActivity = null;
+            for (Map.Entry<Channel, Activity> e : channels.entrySet()) {
+                Channel c = e.getKey();
+                if (c == newcomer) {
+                    continue;
+                }
+                Activity a = e.getValue();
+                if (best == null || a.lastNanos - bestActivity.lastNanos < 0) {
+                    best = c;
+                    bestActivity = a;
+                }
+            }
+            if (best == null || channels.remove(best, bestActivity)) {
+                return best;
+            }
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        touch(ctx);
+        super.channelRead(ctx, msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        touch(ctx);
+        super.write(ctx, msg, promise);
+    }
+
+    private static void touch(ChannelHandlerContext ctx) {
+        Activity a = ctx.channel().attr(ACTIVITY).get();
+        if (a != null) {
+            a.lastNanos = System.nanoTime();
+        }
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        channels.remove(ctx.channel());
         open.decrementAndGet();
         observer.connectionClosed("tcp");
         super.channelInactive(ctx);

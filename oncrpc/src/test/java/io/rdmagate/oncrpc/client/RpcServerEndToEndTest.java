@@ -161,15 +161,37 @@ class RpcServerEndToEndTest {
     }
 
     @Test
-    void connectionsBeyondTheMaximumAreClosed() throws Exception {
+    void atTheMaximumTheQuietestConnectionMakesRoomForANewClient() throws Exception {
         start(RpcLimits.DEFAULT.withMaxConnections(2));
         RpcClient a = client();
         RpcClient b = client();
         assertTrue(a.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess());
-        assertTrue(b.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess());
+        assertTrue(b.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess()); // a is now the quietest
         RpcClient third = client();
-        eventually(third::isClosed, "the third connection is closed");
-        assertTrue(a.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess());
+        assertTrue(third.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess(),
+                "a new client is served although the maximum was open");
+        eventually(a::isClosed, "the quietest connection is closed");
+        assertTrue(b.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess());
+        assertEquals(1, server.evictedConnections());
+        eventually(() -> server.openConnections() == 2, "two connections are open");
+    }
+
+    @Test
+    void aFloodOfIdleConnectionsDoesNotLockAClientOut() throws Exception {
+        start(RpcLimits.DEFAULT.withMaxConnections(16));
+        List<java.net.Socket> flood = new ArrayList<>();
+        try {
+            for (int i = 0; i < 64; i++) {
+                flood.add(new java.net.Socket(LOOPBACK, server.port())); // connects and never sends a byte
+            }
+            RpcClient c = client();
+            assertTrue(c.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess());
+            eventually(() -> server.openConnections() <= 16, "no more than the maximum stay open");
+        } finally {
+            for (java.net.Socket s : flood) {
+                s.close();
+            }
+        }
     }
 
     @Test
