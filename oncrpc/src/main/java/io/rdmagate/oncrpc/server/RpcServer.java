@@ -15,7 +15,7 @@ import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.rdmagate.oncrpc.tcp.ConnectionLimiter;
+import io.rdmagate.gateway.spi.net.ConnectionLimiter;
 import io.rdmagate.oncrpc.tcp.RecordMarkingDecoder;
 import io.rdmagate.oncrpc.tcp.RecordMarkingEncoder;
 import io.rdmagate.oncrpc.tcp.RpcConnectionHandler;
@@ -55,7 +55,17 @@ public final class RpcServer implements AutoCloseable {
                 : new DuplicateRequestCache(l.drcEntries(), l.drcMaxAge(), l.drcChecksumBytes(), b.copies);
         this.dispatcher = new RpcDispatcher(drc, alloc, b.observer);
         b.programs.forEach(dispatcher::register);
-        this.limiter = new ConnectionLimiter(l.maxConnections(), b.observer);
+        this.limiter = new ConnectionLimiter(l.maxConnections(), new ConnectionLimiter.Events() {
+            @Override
+            public void opened() {
+                b.observer.connectionOpened("tcp");
+            }
+
+            @Override
+            public void closed() {
+                b.observer.connectionClosed("tcp");
+            }
+        });
         try {
             tcp = new ServerBootstrap().group(group).channel(Transports.serverChannel())
                     .option(ChannelOption.SO_REUSEADDR, true)

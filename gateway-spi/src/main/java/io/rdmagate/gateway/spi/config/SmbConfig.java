@@ -11,9 +11,12 @@ import java.time.Duration;
  * @param durableTimeout     how long a durable handle outlives its connection when the client names no
  *                           time (DHnQ, or DH2Q with Timeout 0; MS-SMB2 3.3.5.9.6, 3.3.5.9.10)
  * @param durableMaxTimeout  the longest a client may ask a durable v2 handle to be kept
+ * @param handshakeTimeout   how long a connection may take to authenticate a session (NEGOTIATE and
+ *                           SESSION_SETUP) before it is closed
  */
 public record SmbConfig(boolean signingRequired, boolean encryptAll, String guestAccount, int maxCredits,
-        int maxInFlight, Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout) {
+        int maxInFlight, Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout,
+        Duration handshakeTimeout) {
     public static final SmbConfig DEFAULT = new SmbConfig(false, false, null, 8192, 64, Duration.ofSeconds(35),
-            Duration.ofSeconds(60), Duration.ofMinutes(5));
+            Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofSeconds(30));
 }

@@ -1,4 +1,4 @@
-package io.rdmagate.oncrpc.tcp;
+package io.rdmagate.gateway.spi.net;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
@@ -6,7 +6,6 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.AttributeKey;
-import io.rdmagate.oncrpc.server.RpcObserver;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,8 +17,10 @@ import org.slf4j.LoggerFactory;
  * Bounds the connections open at once. When a new client arrives at the bound, the connection
  * that has been quiet longest (no bytes read or written) is closed to make room, as Linux knfsd
  * does (svc_check_conn_limits): a flood of idle or trickling connections cannot lock real clients
- * out, and an NFS client whose connection was closed reconnects and retransmits. Shared by a
- * server's channels; one volatile write per read and per reply.
+ * out, and an NFS or SMB client whose connection was closed reconnects (and retransmits, or
+ * reclaims its durable handles). Shared by a listener's channels, first in their pipelines; one
+ * volatile write per read and per write. Used by every TCP listener: ONC RPC (NFS, MOUNT, NLM,
+ * NSM, rpcbind) and SMB.
  */
 @ChannelHandler.Sharable
 public final class ConnectionLimiter extends ChannelDuplexHandler {
@@ -35,19 +36,33 @@ public final class ConnectionLimiter extends ChannelDuplexHandler {
     private final AtomicInteger open = new AtomicInteger();
     private final Map<Channel, Activity> channels = new ConcurrentHashMap<>();
     private final LongAdder evicted = new LongAdder();
-    private final RpcObserver observer;
+    private final Events events;
     private static final long WARNING_INTERVAL_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
     private final java.util.concurrent.atomic.AtomicLong lastWarning =
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS - 1);
 
-    public ConnectionLimiter(int max) {
-        this(max, RpcObserver.NONE);
+    /** What the listener is told of each connection accepted and each closed (those closed to make room too). */
+    public interface Events {
+        Events NONE = new Events() {
+        };
+
+        default void opened() {
+        }
+
+        default void closed() {
+        }
     }
 
-    /** @param observer told of every connection accepted and closed (those closed to make room too) */
-    public ConnectionLimiter(int max, RpcObserver observer) {
+    public ConnectionLimiter(int max) {
+        this(max, Events.NONE);
+    }
+
+    public ConnectionLimiter(int max, Events events) {
+        if (max < 1) {
+            throw new IllegalArgumentException("maxConnections " + max);
+        }
         this.max = max;
-        this.observer = observer;
+        this.events = events;
     }
 
     public int open() {
@@ -61,7 +76,7 @@ public final class ConnectionLimiter extends ChannelDuplexHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        observer.connectionOpened("tcp");
+        events.opened();
         Activity a = new Activity();
         ctx.channel().attr(ACTIVITY).set(a);
         channels.put(ctx.channel(), a);
@@ -134,7 +149,7 @@ public final class ConnectionLimiter extends ChannelDuplexHandler {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         channels.remove(ctx.channel());
         open.decrementAndGet();
-        observer.connectionClosed("tcp");
+        events.closed();
         super.channelInactive(ctx);
     }
 }
