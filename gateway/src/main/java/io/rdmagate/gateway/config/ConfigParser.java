@@ -251,9 +251,12 @@ public final class ConfigParser {
                     Duration.ofMinutes(10));
             Duration durable = bounded(m, "durableTimeout", d.durableTimeout(), Duration.ofSeconds(1), Duration.ofHours(1));
             Duration durableMax = bounded(m, "durableMaxTimeout", d.durableMaxTimeout(), durable, Duration.ofHours(24));
+            Duration handshake = bounded(m, "handshakeTimeout", d.handshakeTimeout(), Duration.ofSeconds(1),
+                    Duration.ofMinutes(10));
             m.finish("signingRequired", "encryptAll", "guestAccount", "maxCredits", "maxInFlight", "oplockBreakTimeout",
-                    "durableTimeout", "durableMaxTimeout");
-            return new SmbConfig(signing, encrypt, guest, credits, inFlight, breakTimeout, durable, durableMax);
+                    "durableTimeout", "durableMaxTimeout", "handshakeTimeout");
+            return new SmbConfig(signing, encrypt, guest, credits, inFlight, breakTimeout, durable, durableMax,
+                    handshake);
         }
 
         private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)

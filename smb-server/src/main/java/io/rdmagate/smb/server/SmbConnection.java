@@ -58,6 +58,8 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
     // MS-SMB2 3.3.1.7
     public volatile int dialect;
     public volatile boolean negotiated;
+    /** Some session of this connection has authenticated: it is past the handshake deadline's reach. */
+    volatile boolean authenticated;
     volatile boolean smb1Upgraded;
     public volatile byte[] clientGuid = new byte[16];
     public volatile int clientCapabilities;

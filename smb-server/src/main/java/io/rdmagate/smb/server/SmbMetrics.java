@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * to its response being built (the final one for asynchronous operations), buckets {@link io.rdmagate.gateway.spi.RequestLatency#buckets()};
  * <li>{@code rdmagate_smb_bytes_received_total{transport}}, {@code rdmagate_smb_bytes_sent_total{transport}}:
  * bytes of the transport stream (NetBIOS headers, SMB2 messages, payloads);
- * <li>{@code rdmagate_smb_connections{transport}} (open now), {@code rdmagate_smb_connections_accepted_total{transport}};
+ * <li>{@code rdmagate_smb_connections{transport}} (open now), {@code rdmagate_smb_connections_accepted_total{transport}},
+ * {@code rdmagate_smb_connections_closed_total{transport,reason}}: closed by the server to make room for a new
+ * client at the connection bound ({@code reason="evicted"}) or for not authenticating in time ({@code "handshake"});
  * <li>{@code rdmagate_smb_sessions}: sessions authenticated now (MS-SMB2 3.3.1.5 GlobalSessionTable, state VALID);
  * <li>{@code rdmagate_smb_breaks_sent_total{kind}}: oplock and lease break notifications sent.
  * </ul>
@@ -81,6 +83,12 @@ public final class SmbMetrics {
                 .tag("transport", "tcp").strongReference(true).register(registry);
         accepted = Counter.builder("rdmagate.smb.connections.accepted").description("SMB connections accepted")
                 .tag("transport", "tcp").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.connections.closed", server,
+                SmbServer::evictedConnections).description("SMB connections the server closed").tag("transport", "tcp")
+                .tag("reason", "evicted").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.connections.closed", server,
+                SmbServer::handshakeTimeouts).description("SMB connections the server closed").tag("transport", "tcp")
+                .tag("reason", "handshake").register(registry);
         Gauge.builder("rdmagate.smb.sessions", server, SmbServer::validSessions)
                 .description("SMB sessions authenticated now").register(registry);
         oplockBreaks = Counter.builder("rdmagate.smb.breaks.sent").description("oplock and lease breaks sent")

@@ -72,6 +72,8 @@ public final class SmbServer implements AutoCloseable {
             });
     private EventLoopGroup group;
     private Channel listener;
+    private io.rdmagate.gateway.spi.net.ConnectionLimiter limiter;
+    private final java.util.concurrent.atomic.LongAdder handshakeTimeouts = new java.util.concurrent.atomic.LongAdder();
 
     private final SmbMetrics metrics;
     private final RateLimitedLog denials = RateLimitedLog.perMinute(LoggerFactory.getLogger(SECURITY_LOG));
@@ -152,6 +154,7 @@ public final class SmbServer implements AutoCloseable {
     private void bind(InetAddress address, int port) throws InterruptedException {
         boolean epoll = Epoll.isAvailable();
         group = new MultiThreadIoEventLoopGroup(2, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        limiter = new io.rdmagate.gateway.spi.net.ConnectionLimiter(config.maxConnections());
         listener = new ServerBootstrap().group(group)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -160,12 +163,37 @@ public final class SmbServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
-                        ch.pipeline().addLast(new NetBiosFrameDecoder(config.maxMessageSize(), metrics, config.copies()),
-                                new SmbConnection(SmbServer.this));
+                        SmbConnection conn = new SmbConnection(SmbServer.this);
+                        ch.pipeline().addLast(limiter,
+                                new NetBiosFrameDecoder(config.maxMessageSize(), metrics, config.copies()), conn);
+                        // a connection that never authenticates (silent, trickling, or stuck in SESSION_SETUP) ends
+                        ch.eventLoop().schedule(() -> {
+                            if (!conn.authenticated && ch.isActive()) {
+                                handshakeTimeouts.increment();
+                                log.debug("closing {}: no session authenticated within {}", ch.remoteAddress(),
+                                        config.handshakeTimeout());
+                                ch.close();
+                            }
+                        }, config.handshakeTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
                     }
                 })
                 .bind(new InetSocketAddress(address, port)).sync().channel();
         log.info("SMB listening on {}", listener.localAddress());
+    }
+
+    /** Connections open now. */
+    public int openConnections() {
+        return limiter == null ? 0 : limiter.open();
+    }
+
+    /** Connections closed to make room for a new client at {@code maxConnections}. */
+    public long evictedConnections() {
+        return limiter == null ? 0 : limiter.evicted();
+    }
+
+    /** Connections closed because no session authenticated within {@code handshakeTimeout}. */
+    public long handshakeTimeouts() {
+        return handshakeTimeouts.sum();
     }
 
     public InetSocketAddress localAddress() {

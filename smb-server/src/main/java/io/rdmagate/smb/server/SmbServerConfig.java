@@ -18,11 +18,14 @@ import java.util.List;
  *                         the server lowers the oplock itself (MS-SMB2 3.3.2.1; Windows uses 35 s)
  * @param durableTimeout   how long a durable handle outlives its connection when the client names no time
  * @param durableMaxTimeout the longest a durable v2 handle is kept, whatever the client asks
+ * @param maxConnections   connections open at once; a new one closes the quietest (limits.maxConnections)
+ * @param handshakeTimeout how long a connection may take to authenticate a session before it is closed
  */
 public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
         boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
         int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
-        Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout) {
+        Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, int maxConnections,
+        Duration handshakeTimeout) {
     /** Windows' Oplock Break Acknowledgment Timer (MS-SMB2 3.3.2.1 and its product note). */
     public static final Duration DEFAULT_OPLOCK_BREAK_TIMEOUT = Duration.ofSeconds(35);
 
@@ -31,6 +34,12 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         users = List.copyOf(users);
         if (maxIo < 65536 || maxIo > 8 << 20) {
             throw new IllegalArgumentException("maxIo " + maxIo + " outside 64 KiB..8 MiB");
+        }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("maxConnections " + maxConnections);
+        }
+        if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+            throw new IllegalArgumentException("handshakeTimeout " + handshakeTimeout);
         }
         if (oplockBreakTimeout == null || oplockBreakTimeout.compareTo(Duration.ofMillis(1)) < 0
                 || oplockBreakTimeout.compareTo(Duration.ofMinutes(10)) > 0) {

@@ -78,6 +78,9 @@ public final class SmbSession {
         this.signingRequired = signingRequired && !anon;
         this.encryptData = encryptData;
         this.state = State.VALID;
+        if (conn != null) {
+            conn.authenticated = true;
+        }
     }
 
     public TreeConnect addTree(SmbShare share, FileHandle root, boolean ipc, int maximalAccess) {

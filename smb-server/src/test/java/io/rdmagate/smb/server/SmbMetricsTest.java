@@ -135,6 +135,8 @@ class SmbMetricsTest {
         assertTrue(text.contains("rdmagate_smb_bytes_received_total{transport=\"tcp\"}"));
         assertTrue(text.contains("rdmagate_smb_bytes_sent_total{transport=\"tcp\"}"));
         assertTrue(text.contains("rdmagate_smb_connections_accepted_total{transport=\"tcp\"} 1"));
+        assertTrue(text.contains("rdmagate_smb_connections_closed_total{reason=\"evicted\",transport=\"tcp\"} 0"), text);
+        assertTrue(text.contains("rdmagate_smb_connections_closed_total{reason=\"handshake\",transport=\"tcp\"} 0"), text);
         assertTrue(text.contains("rdmagate_smb_sessions "), "the sessions gauge");
     }
 

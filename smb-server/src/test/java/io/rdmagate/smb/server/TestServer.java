@@ -21,6 +21,8 @@ import org.bouncycastle.crypto.digests.MD4Digest;
 final class TestServer implements AutoCloseable {
     static final String USER = "tester";
     static final String PASSWORD = "Secret-123";
+    static final int MAX_CONNECTIONS = 256;
+    static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(60);
 
     final Path dir;
     final VirtualFileSystem vfs;
@@ -55,19 +57,27 @@ final class TestServer implements AutoCloseable {
             Duration durableTimeout)
             throws Exception {
         this(dir, state, signingRequired, encryptAll, port, oplockBreakTimeout, durableTimeout, Duration.ofMillis(200),
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), MAX_CONNECTIONS, HANDSHAKE_TIMEOUT);
     }
 
     /** With the SMB meters in {@code metrics}, and failed logons answered after {@code logonFailureDelay} each. */
     TestServer(Path dir, Path state, io.micrometer.core.instrument.MeterRegistry metrics, Duration logonFailureDelay)
             throws Exception {
         this(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT, Duration.ofSeconds(60),
-                logonFailureDelay, metrics);
+                logonFailureDelay, metrics, MAX_CONNECTIONS, HANDSHAKE_TIMEOUT);
+    }
+
+    /** With at most {@code maxConnections} open and {@code handshakeTimeout} to authenticate. */
+    static TestServer limited(Path dir, Path state, int maxConnections, Duration handshakeTimeout) throws Exception {
+        return new TestServer(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT,
+                Duration.ofSeconds(60), Duration.ofMillis(200), new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+                maxConnections, handshakeTimeout);
     }
 
     private TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port,
             Duration oplockBreakTimeout, Duration durableTimeout, Duration logonFailureDelay,
-            io.micrometer.core.instrument.MeterRegistry metrics) throws Exception {
+            io.micrometer.core.instrument.MeterRegistry metrics, int maxConnections, Duration handshakeTimeout)
+            throws Exception {
         this.dir = dir;
         this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
         this.pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
@@ -79,7 +89,8 @@ final class TestServer implements AutoCloseable {
                         new SmbShare("secure", vfs, "", false, false, true),
                         new SmbShare("ro", vfs, "", true, false, false)),
                 List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
-                logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5));
+                logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5), maxConnections,
+                handshakeTimeout);
         this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port, metrics);
     }
 

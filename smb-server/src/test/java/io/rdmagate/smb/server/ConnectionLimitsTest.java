@@ -1,0 +1,87 @@
+package io.rdmagate.smb.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.mssmb2.Smb2Create;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a flood of connections can take from an SMB server: connections that never authenticate
+ * are closed at the handshake deadline (silent ones and ones that trickle a byte at a time), and at
+ * the connection bound a new client closes the quietest connection instead of being locked out.
+ */
+class ConnectionLimitsTest {
+    @TempDir
+    Path tmp;
+
+    private TestServer server(int maxConnections, Duration handshake) throws Exception {
+        return TestServer.limited(Files.createDirectories(tmp.resolve("export")), Files.createDirectories(tmp.resolve("state")),
+                maxConnections, handshake);
+    }
+
+    /** Reads until the server closes the connection; true if it did within the socket's timeout. */
+    private static boolean closedByServer(Socket s) throws IOException {
+        s.setSoTimeout(20_000);
+        InputStream in = s.getInputStream();
+        try {
+            return in.read() == -1;
+        } catch (java.net.SocketException reset) {
+            return true;
+        } catch (java.net.SocketTimeoutException stillOpen) {
+            return false;
+        }
+    }
+
+    @Test
+    void connectionsThatNeverAuthenticateAreClosedAtTheDeadlineAndAuthenticatedOnesStay() throws Exception {
+        try (TestServer t = server(64, Duration.ofSeconds(1))) {
+            RawSmbClient user = new RawSmbClient(t.port()).logon();
+            try (user; Socket silent = new Socket(InetAddress.getLoopbackAddress(), t.port());
+                    Socket trickle = new Socket(InetAddress.getLoopbackAddress(), t.port())) {
+                trickle.getOutputStream().write(0); // the first byte of a NetBIOS header, and never the rest
+                assertTrue(closedByServer(silent), "a silent connection is closed");
+                assertTrue(closedByServer(trickle), "a connection that never completes a frame is closed");
+                assertTrue(t.server.handshakeTimeouts() >= 2);
+                // the authenticated client connected before both and is past the deadline too, and served
+                RawSmbClient.Created c = user.create("still-served.txt", Smb2Create.OPLOCK_LEVEL_NONE,
+                        RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF);
+                assertEquals(NtStatus.SUCCESS, c.status());
+            }
+        }
+    }
+
+    @Test
+    void aFloodOfIdleConnectionsDoesNotLockAClientOut() throws Exception {
+        try (TestServer t = server(8, Duration.ofSeconds(60))) {
+            List<Socket> flood = new ArrayList<>();
+            try {
+                for (int i = 0; i < 32; i++) {
+                    flood.add(new Socket(InetAddress.getLoopbackAddress(), t.port()));
+                }
+                try (RawSmbClient c = new RawSmbClient(t.port()).logon()) {
+                    RawSmbClient.Created made = c.create("after-the-flood.txt", Smb2Create.OPLOCK_LEVEL_NONE,
+                            RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF);
+                    assertEquals(NtStatus.SUCCESS, made.status());
+                }
+                assertTrue(t.server.evictedConnections() >= 24, "the quietest made room: " + t.server.evictedConnections());
+                assertTrue(t.server.openConnections() <= 9, "open: " + t.server.openConnections());
+            } finally {
+                for (Socket s : flood) {
+                    s.close();
+                }
+            }
+        }
+    }
+}
