@@ -207,15 +207,16 @@ class CrossProtocolBreakTest {
     void shareModesRefuseOtherProtocolsWritesAndRemovals() throws Exception {
         FileStates states = server.vfs.states();
         try (RawSmbClient a = client()) {
-            open(a, "deny.dat", key(6), 0, 0x1); // FILE_SHARE_READ only: no writers, no deleters
+            ByteBuffer r = open(a, "deny.dat", key(6), 0, 0x1); // FILE_SHARE_READ only: no writers, no deleters
             VfsException w = assertThrows(VfsException.class, () -> states.begin(fileId("deny.dat"), Conflict.WRITE));
             assertEquals(VfsError.SHARING_VIOLATION, w.error());
             VfsException d = assertThrows(VfsException.class,
                     () -> states.begin(fileId("deny.dat"), Conflict.NAMESPACE));
             assertEquals(VfsError.SHARING_VIOLATION, d.error());
             states.end(states.begin(fileId("deny.dat"), Conflict.READ)); // reading is shared
+            assertEquals(NtStatus.SUCCESS, a.close(RawSmbClient.created(r).fileId()));
+            states.end(states.begin(fileId("deny.dat"), Conflict.WRITE)); // and once it is closed, writing is too
         }
-        states.end(states.begin(fileId("deny.dat"), Conflict.WRITE)); // and once it is closed, writing is too
     }
 
     @Test
