@@ -113,6 +113,7 @@ final class Libc {
     private static final MethodHandle FCHOWNAT = fn("fchownat", FunctionDescriptor.of(I, I, A, I, I, I), -1);
     private static final MethodHandle UTIMENSAT = fn("utimensat", FunctionDescriptor.of(I, I, A, A, I), -1);
     private static final MethodHandle FTRUNCATE = fn("ftruncate", FunctionDescriptor.of(I, I, L), -1);
+    private static final MethodHandle FCNTL_PTR = fn("fcntl", FunctionDescriptor.of(I, I, I, A), 2);
     private static final MethodHandle PREAD = fn("pread", FunctionDescriptor.of(L, I, A, L, L), -1);
     private static final MethodHandle PWRITE = fn("pwrite", FunctionDescriptor.of(L, I, A, L, L), -1);
     private static final MethodHandle PWRITEV = fn("pwritev", FunctionDescriptor.of(L, I, A, I, L), -1);
@@ -348,6 +349,36 @@ final class Libc {
         MemorySegment st = a.allocate(CAPTURE);
         try {
             check((int) FTRUNCATE.invokeExact(st, fd, size), st, "ftruncate");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** fcntl commands and lock types of open file description locks (fcntl(2), "Open file description locks"). */
+    static final int F_OFD_SETLK = 37;
+    static final int F_RDLCK = 0;
+    static final int F_WRLCK = 1;
+    static final int F_UNLCK = 2;
+
+    /**
+     * F_OFD_SETLK on {@code fd}: sets (F_RDLCK, F_WRLCK) or removes (F_UNLCK) a lock on bytes
+     * {@code start} .. {@code start + len - 1} ({@code len} 0: to the end of any file), owned by
+     * the open file description. A conflicting lock of another description or process is EAGAIN.
+     * struct flock on x86_64 and aarch64: short l_type, short l_whence, off_t l_start, off_t l_len,
+     * pid_t l_pid (0 for OFD locks), 32 bytes.
+     */
+    static void ofdSetlk(Arena a, int fd, int type, long start, long len) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        MemorySegment fl = a.allocate(32, 8);
+        fl.set(ValueLayout.JAVA_SHORT, 0, (short) type);
+        fl.set(ValueLayout.JAVA_SHORT, 2, (short) 0); // SEEK_SET
+        fl.set(ValueLayout.JAVA_LONG, 8, start);
+        fl.set(ValueLayout.JAVA_LONG, 16, len);
+        fl.set(ValueLayout.JAVA_INT, 24, 0);
+        try {
+            check((int) FCNTL_PTR.invokeExact(st, fd, F_OFD_SETLK, fl), st, "fcntl(F_OFD_SETLK)");
         } catch (Errno e) {
             throw e;
         } catch (Throwable t) {

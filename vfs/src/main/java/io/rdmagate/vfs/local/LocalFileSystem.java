@@ -73,7 +73,9 @@ public final class LocalFileSystem implements VirtualFileSystem {
     private final int volumeId;
     private final long writeVerifier = RANDOM.nextLong();
     private final boolean superuser = Libc.geteuid() == 0;
-    private final LockManager locks = new LockManager();
+    /** Granted locks are also open file description locks on the backing files, seen by host processes. */
+    private final OfdLocks ofdLocks = new OfdLocks(this::openForLocks);
+    private final LockManager locks = new LockManager(ofdLocks);
     private final io.rdmagate.vfs.state.FileStates states;
     private final Cache<Long, DataFd> dataFds;
     private final Cache<Long, Listing> listings;
@@ -886,11 +888,36 @@ public final class LocalFileSystem implements VirtualFileSystem {
         }
         closed = true;
         changes.close();
+        ofdLocks.closeAll();
         dataFds.invalidateAll();
         dataFds.cleanUp();
         listings.invalidateAll();
         store.close();
         Libc.close(rootFd);
+    }
+
+    /**
+     * A new open file description of regular file {@code ino}, read-write (read-only where the
+     * file cannot be opened for writing: shared locks only), for {@link OfdLocks}; -1 when the file
+     * is gone or not a regular file.
+     */
+    private int openForLocks(long ino) {
+        Entry e = store.get(ino);
+        if (e == null || closed) {
+            return -1;
+        }
+        try (Arena a = Arena.ofConfined(); Fd f = open(a, FileHandle.of(volumeId, ino, e.generation(), FileType.REGULAR))) {
+            if (stat(a, f.fd()).type() != FileType.REGULAR) {
+                return -1;
+            }
+            try {
+                return Libc.openat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), Libc.O_RDWR, 0);
+            } catch (Libc.Errno rw) {
+                return Libc.openat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), Libc.O_RDONLY, 0);
+            }
+        } catch (VfsException | Libc.Errno gone) {
+            return -1;
+        }
     }
 
     // ---- resolution ----

@@ -32,7 +32,8 @@ public record ByteRangeLock(LockOwner owner, long offset, long length, boolean e
         return overlaps(o.offset, o.last(), o.isZeroZero());
     }
 
-    boolean isZeroZero() {
+    /** MS-FSA 2.1.4.10: offset 0 and length 0 (Windows), a range that overlaps nothing. */
+    public boolean isZeroZero() {
         return semantics == LockSemantics.WINDOWS && offset == 0 && length == 0;
     }
 

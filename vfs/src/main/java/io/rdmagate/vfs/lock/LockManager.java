@@ -21,10 +21,28 @@ import java.util.function.Predicate;
  * are kept as given (MS-FSA 2.1.5.8). A waiting request is granted in FIFO order as soon as no
  * lock blocks it; a wait that would close a cycle of owners waiting on each other fails with
  * {@link VfsError#DEADLOCK}. Not a hot path: one monitor guards the table.
+ *
+ * <p>Every grant and release is also carried to {@link BackingLocks} (on a local export: open
+ * file description locks on the backing file), so a lock a host process holds refuses the
+ * gateway's clients, and theirs refuse it. A request that only a process outside the gateway
+ * blocks is refused at once, even one that would wait: the gateway hears nothing when such a
+ * lock goes away.
  */
 public final class LockManager {
+    /** Who a lock held outside the gateway is reported as (NLM4 TEST's holder). */
+    public static final LockOwner OUTSIDE = new LockOwner("host:process", "host", 0, new byte[0]);
+
     private final Map<Long, FileLocks> files = new HashMap<>();
     private final Map<LockOwner, PendingLock> waiting = new HashMap<>();
+    private final BackingLocks backing;
+
+    public LockManager() {
+        this(BackingLocks.NONE);
+    }
+
+    public LockManager(BackingLocks backing) {
+        this.backing = backing;
+    }
 
     private static final class FileLocks {
         final List<ByteRangeLock> granted = new ArrayList<>();
@@ -44,8 +62,31 @@ public final class LockManager {
             dropIfEmpty(fileId, f);
             throw new LockConflictException(holder);
         }
-        grant(f, request);
+        grantOrRefuse(fileId, f, request);
         return request;
+    }
+
+    /** Grants and takes the lock on the backing file; when a process outside holds it, undoes the grant and throws. */
+    private void grantOrRefuse(long fileId, FileLocks f, ByteRangeLock request) throws LockConflictException {
+        List<ByteRangeLock> before = new ArrayList<>(f.granted);
+        grant(f, request);
+        if (!backing.sync(fileId, request.owner(), held(f, request.owner()))) {
+            f.granted.clear();
+            f.granted.addAll(before);
+            dropIfEmpty(fileId, f);
+            throw new LockConflictException(new ByteRangeLock(OUTSIDE, request.offset(), request.length(),
+                    true, request.semantics()));
+        }
+    }
+
+    private static List<ByteRangeLock> held(FileLocks f, LockOwner owner) {
+        List<ByteRangeLock> out = new ArrayList<>(2);
+        for (ByteRangeLock l : f.granted) {
+            if (l.owner().equals(owner)) {
+                out.add(l);
+            }
+        }
+        return out;
     }
 
     /**
@@ -58,7 +99,7 @@ public final class LockManager {
         PendingLock p = new PendingLock(this, fileId, request);
         ByteRangeLock holder = firstBlocker(f, request);
         if (holder == null) {
-            grant(f, request);
+            grantOrRefuse(fileId, f, request);
             p.future().complete(request);
             return p;
         }
@@ -110,6 +151,7 @@ public final class LockManager {
             carve(f, range);
         }
         if (f != null) {
+            backing.sync(fileId, owner, held(f, owner)); // fewer ranges: never refused
             wake(fileId, f);
         }
     }
@@ -121,7 +163,16 @@ public final class LockManager {
         for (Map.Entry<Long, FileLocks> e : files.entrySet()) {
             FileLocks f = e.getValue();
             int before = f.granted.size();
-            f.granted.removeIf(l -> owners.test(l.owner()));
+            Set<LockOwner> released = new HashSet<>();
+            for (ByteRangeLock l : f.granted) {
+                if (owners.test(l.owner())) {
+                    released.add(l.owner());
+                }
+            }
+            f.granted.removeIf(l -> released.contains(l.owner()));
+            for (LockOwner o : released) {
+                backing.sync(e.getKey(), o, List.of());
+            }
             n += before - f.granted.size();
             for (Iterator<PendingLock> it = f.queue.iterator(); it.hasNext();) {
                 PendingLock p = it.next();
@@ -144,6 +195,7 @@ public final class LockManager {
 
     /** Releases everything on a file that is gone. */
     public synchronized void forget(long fileId) {
+        backing.forget(fileId);
         FileLocks f = files.remove(fileId);
         if (f != null) {
             for (PendingLock p : f.queue) {
@@ -277,8 +329,16 @@ public final class LockManager {
             if (firstBlocker(f, p.request()) == null) {
                 it.remove();
                 waiting.remove(p.request().owner());
+                List<ByteRangeLock> before = new ArrayList<>(f.granted);
                 grant(f, p.request());
-                p.future().complete(p.request());
+                if (backing.sync(fileId, p.request().owner(), held(f, p.request().owner()))) {
+                    p.future().complete(p.request());
+                } else {
+                    f.granted.clear();
+                    f.granted.addAll(before);
+                    p.future().completeExceptionally(new LockConflictException(new ByteRangeLock(OUTSIDE,
+                            p.request().offset(), p.request().length(), true, p.request().semantics())));
+                }
             }
         }
         dropIfEmpty(fileId, f);
