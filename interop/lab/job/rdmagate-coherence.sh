@@ -109,6 +109,10 @@ coherence() {                               # coherence LABEL NFS_MOUNT_OPTIONS
     if [ "$got" = "first second-from-cifs " ]; then result "$label/nfs-sees-cifs-write" PASS
     else result "$label/nfs-sees-cifs-write" FAIL "NFS read '$got' while cifs held the file open"; fi
 
+    # a process on the host holds an fcntl lock on host-locked.dat for the whole job
+    if try_lock fcntl $N/host-locked.dat; then result "$label/host-lock-refused-to-nfs" FAIL "NFS got the lock a host process holds"
+    else result "$label/host-lock-refused-to-nfs" PASS; fi
+
     for kind in fcntl flock; do
         refused $label $kind nfs cifs
         refused $label $kind cifs nfs
@@ -119,6 +123,8 @@ coherence() {                               # coherence LABEL NFS_MOUNT_OPTIONS
 
 coherence coherence-tcp "vers=3,proto=tcp,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
 coherence coherence-rdma "vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
+if try_lock fcntl $S/host-locked.dat; then result host-lock-refused-to-cifs FAIL "cifs got the lock a host process holds"
+else result host-lock-refused-to-cifs PASS; fi
 timeout 60 umount $S
 
 kernel_clean || rc=1

@@ -16,14 +16,15 @@ import org.junit.jupiter.api.io.TempDir;
  * The kernel cifs client and the kernel NFSv3 client on the same files of one rdmagate (the real
  * program on the HOST; both clients in the guest): each sees the other's writes while it holds the
  * file open, and a lock held through one protocol is refused through the other, both ways. NFS
- * over TCP and over RDMA (siw), SMB 3.1.1 with leases.
+ * over TCP and over RDMA (siw), SMB 3.1.1 with leases. A lock a process on the host holds on a file
+ * of the export is refused to both.
  */
 @Tag("interop")
 class RdmagateCoherenceTest {
     private static final List<String> CHECKS = List.of("nfs-mount", "cifs-sees-nfs-write", "nfs-sees-cifs-write",
             "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs", "fcntl-cifs-lock-refused-to-nfs",
             "fcntl-cifs-unlock-frees-nfs", "flock-nfs-lock-refused-to-cifs", "flock-nfs-unlock-frees-cifs",
-            "flock-cifs-lock-refused-to-nfs", "flock-cifs-unlock-frees-nfs", "nfs-unmount");
+            "flock-cifs-lock-refused-to-nfs", "flock-cifs-unlock-frees-nfs", "host-lock-refused-to-nfs", "nfs-unmount");
     private static final String USER = "lab";
     private static final String PASSWORD = "Lab-pass-1";
 
@@ -32,6 +33,26 @@ class RdmagateCoherenceTest {
 
     @TempDir
     Path dir;
+
+    /** A process on the host (not the gateway) holding an fcntl write lock on a whole file of the export until closed. */
+    private static final class HostLock implements AutoCloseable {
+        private final Process p;
+
+        HostLock(Path file) throws Exception {
+            java.nio.file.Files.writeString(file, "locked by a host process\n");
+            p = new ProcessBuilder("perl", "-MFcntl", "-e", "open(my $fh, '+<', $ARGV[0]) or die 'open'; "
+                    + "my $lk = pack('s s x4 q q i x4', F_WRLCK, 0, 0, 0, 0); fcntl($fh, F_SETLK, $lk) or die 'refused'; "
+                    + "$| = 1; print \"held\\n\"; <STDIN>;", file.toString()).redirectErrorStream(true).start();
+            String line = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream())).readLine();
+            assertEquals("held", line, "the host process took its lock");
+        }
+
+        @Override
+        public void close() throws Exception {
+            p.getOutputStream().close();
+            p.waitFor();
+        }
+    }
 
     @Test
     void nfsAndCifsSeeEachOthersWritesAndLocks() throws Exception {
@@ -51,8 +72,10 @@ class RdmagateCoherenceTest {
                 users:
                   - {name: %s, uid: 0, gid: 0, ntHash: %s}
                 """.formatted(USER, NtHash.of(PASSWORD.toCharArray()));
-        try (HostGateway gateway = HostGateway.start(dir, users, transports)) {
-            List<String> expected = new ArrayList<>(List.of("nic-up", "statd", "siw-nic", "cifs-mount", "kernel-clean"));
+        try (HostGateway gateway = HostGateway.start(dir, users, transports);
+                HostLock hostLock = new HostLock(dir.resolve("export").resolve("host-locked.dat"))) {
+            List<String> expected = new ArrayList<>(List.of("nic-up", "statd", "siw-nic", "cifs-mount",
+                    "host-lock-refused-to-cifs", "kernel-clean"));
             for (String proto : List.of("tcp", "rdma")) {
                 for (String c : CHECKS) {
                     expected.add("coherence-" + proto + "/" + c);

@@ -116,6 +116,8 @@ public final class OpenTable {
     public Admission open(SmbConnection conn, SmbSession s, TreeConnect tree, FileHandle handle, boolean dir, int access,
             int share, FileHandle parent, String name, String path, Oplocks.Request oplock) throws SmbException {
         List<Oplocks.Notice> notices = new ArrayList<>(2);
+        // asked of the volume's state (and the backing file's locks) before the table's monitor is taken
+        int allowed = dir || oplock.level() == Oplocks.NONE ? 0 : allowedCaching(tree, handle);
         try {
             synchronized (this) {
                 Lease own = oplocks.ownLease(oplock, handle.volumeId(), handle.fileId());
@@ -131,7 +133,7 @@ public final class OpenTable {
                 if (w != null) {
                     return new Admission(null, null, w);
                 }
-                Oplocks.Grant g = oplocks.grant(f, oplock, own, dir, allowedCaching(tree, handle));
+                Oplocks.Grant g = oplocks.grant(f, oplock, own, dir, allowed);
                 long id = newVolatileId();
                 Open o = new Open(new FileId(id, id), conn, s, tree, handle, dir, access, share, f, null, path);
                 Oplocks.attach(o, g);
@@ -153,10 +155,14 @@ public final class OpenTable {
         if (fs.states().changing(handle.fileId())) {
             return 0;
         }
-        for (var l : fs.locks().locks(handle.fileId())) {
+        var locks = fs.locks().locks(handle.fileId());
+        for (var l : locks) {
             if (!l.owner().key().startsWith(Open.LOCK_OWNER_PREFIX)) {
                 return Oplocks.R | Oplocks.H;
             }
+        }
+        if (locks.isEmpty() && fs.locks().anyLock(handle.fileId())) {
+            return Oplocks.R | Oplocks.H; // a host process holds a lock on the backing file
         }
         return Oplocks.R | Oplocks.H | Oplocks.W;
     }

@@ -357,6 +357,7 @@ final class Libc {
     }
 
     /** fcntl commands and lock types of open file description locks (fcntl(2), "Open file description locks"). */
+    static final int F_OFD_GETLK = 36;
     static final int F_OFD_SETLK = 37;
     static final int F_RDLCK = 0;
     static final int F_WRLCK = 1;
@@ -384,6 +385,24 @@ final class Libc {
         } catch (Throwable t) {
             throw new AssertionError(t);
         }
+    }
+
+    /**
+     * F_OFD_GETLK on {@code fd}: whether a lock of another description or process conflicts with
+     * a lock of {@code type} on the whole file.
+     */
+    static boolean ofdConflicts(Arena a, int fd, int type) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        MemorySegment fl = a.allocate(32, 8);
+        fl.set(ValueLayout.JAVA_SHORT, 0, (short) type);
+        try {
+            check((int) FCNTL_PTR.invokeExact(st, fd, F_OFD_GETLK, fl), st, "fcntl(F_OFD_GETLK)");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+        return fl.get(ValueLayout.JAVA_SHORT, 0) != F_UNLCK;
     }
 
     /** pread straight into {@code dst}; loops over short reads until EOF or full. */

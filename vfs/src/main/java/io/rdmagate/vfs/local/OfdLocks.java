@@ -140,6 +140,21 @@ final class OfdLocks implements BackingLocks {
     }
 
     @Override
+    public boolean lockedOutside(long fileId) {
+        int fd = opener.applyAsInt(fileId);
+        if (fd < 0) {
+            return false;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            return Libc.ofdConflicts(a, fd, Libc.F_WRLCK);
+        } catch (Libc.Errno e) {
+            return false;
+        } finally {
+            Libc.close(fd);
+        }
+    }
+
+    @Override
     public synchronized void forget(long fileId) {
         Map<LockOwner, Held> owners = files.remove(fileId);
         if (owners != null) {

@@ -19,6 +19,11 @@ public interface BackingLocks {
         @Override
         public void forget(long fileId) {
         }
+
+        @Override
+        public boolean lockedOutside(long fileId) {
+            return false;
+        }
     };
 
     /**
@@ -30,4 +35,10 @@ public interface BackingLocks {
 
     /** The file is gone: whatever is held on it is dropped. */
     void forget(long fileId);
+
+    /**
+     * Whether some lock is held on the backing file by anyone but the owners of the lock table
+     * (a host process, another gateway), or by them: callers ask it where the table has no locks.
+     */
+    boolean lockedOutside(long fileId);
 }

@@ -205,6 +205,20 @@ public final class LockManager {
         }
     }
 
+    /**
+     * Whether any byte-range lock is held on the file: in the table, or on the backing file by a
+     * process outside the gateway (a system call on a local export, so not for hot paths).
+     */
+    public boolean anyLock(long fileId) {
+        synchronized (this) {
+            FileLocks f = files.get(fileId);
+            if (f != null && !f.granted.isEmpty()) {
+                return true;
+            }
+        }
+        return backing.lockedOutside(fileId);
+    }
+
     /** The locks held on a file now, in grant order. */
     public synchronized List<ByteRangeLock> locks(long fileId) {
         FileLocks f = files.get(fileId);

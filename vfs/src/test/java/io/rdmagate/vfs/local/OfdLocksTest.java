@@ -1,6 +1,7 @@
 package io.rdmagate.vfs.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -103,7 +104,9 @@ class OfdLocksTest {
     @Test
     void aHostLockRefusesTheGatewaysClientsAndTheirWaitsToo() throws Exception {
         LockManager locks = fs.locks();
+        assertFalse(locks.anyLock(id));
         try (HostProcess host = new HostProcess(file, 0, 10, true)) {
+            assertTrue(locks.anyLock(id), "a host process's lock is seen (SMB grants no write caching beside it)");
             LockConflictException e = assertThrows(LockConflictException.class,
                     () -> locks.lock(id, new ByteRangeLock(smb, 5, 1, true, LockSemantics.WINDOWS)));
             assertEquals(LockManager.OUTSIDE, e.holder().owner());
