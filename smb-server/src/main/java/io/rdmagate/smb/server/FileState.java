@@ -15,17 +15,6 @@ final class FileState {
     boolean deletePending;
     /** Some open may hold a Level II oplock (set on grant, cleared when they are broken); read unlocked. */
     volatile boolean levelII;
-    /**
-     * The data fingerprint (modification time and size) the SMB server's own last change left, or
-     * the open saw; guarded by the table. Not the change time: the gateway itself changes that
-     * when it stores DOS attributes and birth times in extended attributes.
-     */
-    long ownMtime;
-    long ownSize;
-    /** SMB writes and attribute changes of the file under way, guarded by the table. */
-    int ownChanges;
-    /** The watched directory this file is registered with ({@link HostChangeBreaks}), or null. */
-    String watchedDir;
     /** Where the file is now: parent directory and name (rename moves it). */
     FileHandle parent;
     String name;

@@ -21,39 +21,11 @@ public final class OpenTable {
     private final Map<String, FileState> files = new HashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
     private final Oplocks oplocks;
-    /** Told of each file state dropped (its last open closed), under the monitor. */
-    private volatile java.util.function.Consumer<FileState> forgotten = f -> { };
     /** How many files have SMB opens, for other protocols' hot paths to read without the monitor. */
     private volatile int openFiles;
 
     OpenTable(java.time.Duration oplockBreakTimeout) {
         this.oplocks = new Oplocks(this, oplockBreakTimeout);
-    }
-
-    /** An SMB change of the open's file starts: changes the feed reports meanwhile are the server's own. */
-    public void ownChangeStarts(Open o) {
-        if (o.file != null) {
-            synchronized (this) {
-                o.file.ownChanges++;
-            }
-        }
-    }
-
-    /** The SMB change ends, leaving the file with {@code after}'s change time (null: unknown). */
-    public void ownChangeEnds(Open o, io.rdmagate.vfs.FileAttributes after) {
-        if (o.file != null) {
-            synchronized (this) {
-                o.file.ownChanges--;
-                if (after != null) {
-                    o.file.ownMtime = after.mtimeNanos();
-                    o.file.ownSize = after.size();
-                }
-            }
-        }
-    }
-
-    void onForgotten(java.util.function.Consumer<FileState> c) {
-        forgotten = c;
     }
 
     /** Whether any file has an SMB open (and so maybe a lease, an oplock or a share mode). */
@@ -235,7 +207,6 @@ public final class OpenTable {
         if (f != null && f.opens.isEmpty()) {
             files.remove(key(f.volumeId, f.fileId));
             openFiles = files.size();
-            forgotten.accept(f);
         }
     }
 
@@ -260,7 +231,6 @@ public final class OpenTable {
         if (f.opens.isEmpty()) {
             files.remove(key(f.volumeId, f.fileId));
             openFiles = files.size();
-            forgotten.accept(f);
             return f.deletePending ? f : null;
         }
         return null;

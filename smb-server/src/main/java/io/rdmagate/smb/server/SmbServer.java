@@ -56,7 +56,6 @@ public final class SmbServer implements AutoCloseable {
     private final Command[] commands = new Command[Smb2Command.COUNT];
     private final OpenTable opens;
     private final CrossProtocolBreaks breaks;
-    private final HostChangeBreaks hostChanges;
     private final LogonThrottle throttle;
     private final SecureRandom random = new SecureRandom();
     private final byte[] serverGuid;
@@ -93,8 +92,6 @@ public final class SmbServer implements AutoCloseable {
         this.opens = new OpenTable(config.oplockBreakTimeout());
         this.opens.oplocks().onDisconnected(this::closeDisconnected);
         this.breaks = new CrossProtocolBreaks(opens);
-        this.hostChanges = new HostChangeBreaks(opens);
-        this.opens.onForgotten(hostChanges::closed);
         for (SmbShare share : config.shares()) {
             share.vfs().states().register(breaks); // what NFS does to these files now breaks SMB's leases first
         }
@@ -205,16 +202,6 @@ public final class SmbServer implements AutoCloseable {
 
     public SmbServerConfig config() {
         return config;
-    }
-
-    /**
-     * An open was granted caching of its file, which had {@code now}'s attributes: from here until
-     * the file's last close, a change made outside SMB breaks it ({@link HostChangeBreaks}).
-     */
-    public void cachedBy(Open o, io.rdmagate.vfs.FileAttributes now) {
-        if (o.file != null) {
-            hostChanges.cached(o.file, o.vfs(), now);
-        }
     }
 
     public OpenTable opens() {
@@ -342,7 +329,6 @@ public final class SmbServer implements AutoCloseable {
         for (SmbShare share : config.shares()) {
             share.vfs().states().unregister(breaks);
         }
-        hostChanges.close();
         if (listener != null) {
             listener.close().awaitUninterruptibly();
         }

@@ -324,14 +324,8 @@ public final class Create implements Command {
             try {
                 if (truncate) {
                     // MS-FSA 2.1.5.1.2.1: overwrite and supersede mark the file for archiving
-                    c.server.opens().ownChangeStarts(o);
-                    io.rdmagate.vfs.FileAttributes after = null;
-                    try {
-                        after = vfs.setattr(caller, node.handle(), SetAttributes.create().size(0).dosAttributes(
-                                (node.attributes().dosAttributes() & DosAttributes.STORED) | DosAttributes.ARCHIVE));
-                    } finally {
-                        c.server.opens().ownChangeEnds(o, after);
-                    }
+                    vfs.setattr(caller, node.handle(), SetAttributes.create().size(0)
+                            .dosAttributes((node.attributes().dosAttributes() & DosAttributes.STORED) | DosAttributes.ARCHIVE));
                 }
                 if (truncate || waited) {
                     node = new Node(node.handle(), vfs.getattr(node.handle())); // the holder may have written meanwhile
@@ -360,9 +354,6 @@ public final class Create implements Command {
                 // MS-SMB2 2.2.14.2.10/11: the lease as it now is, in the version the client asked for
                 out.add(new CreateContext(CreateContext.RQLS, Smb2Lease.response(oplock.lease().version(),
                         oplock.lease().key(), g.leaseState(), g.leaseFlags(), oplock.lease().parentKey(), g.epoch())));
-            }
-            if (g.level() != Smb2Create.OPLOCK_LEVEL_NONE && (g.lease() == null || g.leaseState() != 0)) {
-                c.server.cachedBy(o, node.attributes()); // host changes to the file now break what the client caches
             }
             CreateContext d = DurableHandles.grant(c, durable, o, g);
             if (d != null) {

@@ -45,7 +45,7 @@ public final class SetInfo implements Command {
         VirtualFileSystem vfs = o.vfs();
         Caller caller = c.session.caller();
         switch (req.infoClass()) {
-            case FileInformationClass.FILE_BASIC -> basic(c, o, vfs, caller, SetInfoDecoder.basic(req.buffer()));
+            case FileInformationClass.FILE_BASIC -> basic(o, vfs, caller, SetInfoDecoder.basic(req.buffer()));
             case FileInformationClass.FILE_RENAME -> rename(c, o, vfs, caller, SetInfoDecoder.rename(req.buffer()));
             case FileInformationClass.FILE_LINK -> LinkInfo.link(c, o, vfs, caller, SetInfoDecoder.link(req.buffer()));
             case FileInformationClass.FILE_DISPOSITION -> disposition(c, o, vfs, caller, SetInfoDecoder.disposition(req.buffer()));
@@ -56,7 +56,7 @@ public final class SetInfo implements Command {
                     throw new SmbException(NtStatus.INVALID_PARAMETER, "end of file of a directory");
                 }
                 c.server.oplocks().breakLevelII(o); // MS-FSA 2.1.5.14.2
-                setattr(c, o, vfs, caller, SetAttributes.create().size(eof));
+                vfs.setattr(caller, o.handle(), SetAttributes.create().size(eof));
             }
             case FileInformationClass.FILE_ALLOCATION -> {
                 long alloc = SetInfoDecoder.int64(req.buffer(), "FileAllocationInformation");
@@ -66,7 +66,7 @@ public final class SetInfo implements Command {
                 }
                 // MS-FSA 2.1.5.14.1: an allocation below the end of file truncates it
                 if (!o.directory() && alloc < vfs.getattr(o.handle()).size()) {
-                    setattr(c, o, vfs, caller, SetAttributes.create().size(alloc));
+                    vfs.setattr(caller, o.handle(), SetAttributes.create().size(alloc));
                 }
             }
             case FileInformationClass.FILE_POSITION -> o.position = SetInfoDecoder.int64(req.buffer(), "FilePositionInformation");
@@ -87,7 +87,7 @@ public final class SetInfo implements Command {
     }
 
     // MS-FSA 2.1.5.14.2: 0 leaves a time, -1 and -2 control automatic updates (left as they are here)
-    private static void basic(Ctx c, Open o, VirtualFileSystem vfs, Caller caller, SetInfoDecoder.Basic b)
+    private static void basic(Open o, VirtualFileSystem vfs, Caller caller, SetInfoDecoder.Basic b)
             throws SmbException, VfsException {
         need(o, Access.FILE_WRITE_ATTRIBUTES);
         SetAttributes s = SetAttributes.create();
@@ -116,18 +116,7 @@ public final class SetInfo implements Command {
             }
         }
         if (!s.isEmpty()) {
-            setattr(c, o, vfs, caller, s);
-        }
-    }
-
-    /** An attribute change the host-change feed is to know as the SMB server's own. */
-    private static void setattr(Ctx c, Open o, VirtualFileSystem vfs, Caller caller, SetAttributes s) throws VfsException {
-        io.rdmagate.vfs.FileAttributes after = null;
-        c.server.opens().ownChangeStarts(o);
-        try {
-            after = vfs.setattr(caller, o.handle(), s);
-        } finally {
-            c.server.opens().ownChangeEnds(o, after);
+            vfs.setattr(caller, o.handle(), s);
         }
     }
 

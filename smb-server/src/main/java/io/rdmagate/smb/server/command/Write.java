@@ -72,13 +72,11 @@ public final class Write implements Command {
             // Smb2Cipher.decrypt copied the ciphertext into an array and decrypted it into another
             c.server.config().copies().add("tcp", 2L * req.length());
         }
-        WriteResult r = null;
-        c.server.opens().ownChangeStarts(o);
+        WriteResult r;
         try {
             boolean through = (req.flags() & Smb2Write.FLAG_WRITE_THROUGH) != 0;
             r = o.vfs().write(c.session.caller(), o.handle(), offset, mem, through ? Stability.FILE_SYNC : Stability.UNSTABLE);
         } finally {
-            c.server.opens().ownChangeEnds(o, r == null ? null : r.after());
             mem.release();
         }
         o.position = offset + r.count(); // MS-FSA 2.1.5.3: CurrentByteOffset follows the write
