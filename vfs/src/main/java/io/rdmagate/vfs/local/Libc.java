@@ -371,6 +371,19 @@ final class Libc {
      * pid_t l_pid (0 for OFD locks), 32 bytes.
      */
     static void ofdSetlk(Arena a, int fd, int type, long start, long len) throws Errno {
+        ofd(a, fd, F_OFD_SETLK, type, start, len);
+    }
+
+    /**
+     * F_OFD_GETLK on {@code fd}: whether a lock of another description or process conflicts with
+     * a lock of {@code type} on the whole file.
+     */
+    static boolean ofdConflicts(Arena a, int fd, int type) throws Errno {
+        return ofd(a, fd, F_OFD_GETLK, type, 0, 0).get(ValueLayout.JAVA_SHORT, 0) != F_UNLCK;
+    }
+
+    /** One F_OFD_* fcntl with a struct flock of {@code type} over the range; returns the struct as the kernel left it. */
+    private static MemorySegment ofd(Arena a, int fd, int cmd, int type, long start, long len) throws Errno {
         MemorySegment st = a.allocate(CAPTURE);
         MemorySegment fl = a.allocate(32, 8);
         fl.set(ValueLayout.JAVA_SHORT, 0, (short) type);
@@ -379,30 +392,14 @@ final class Libc {
         fl.set(ValueLayout.JAVA_LONG, 16, len);
         fl.set(ValueLayout.JAVA_INT, 24, 0);
         try {
-            check((int) FCNTL_PTR.invokeExact(st, fd, F_OFD_SETLK, fl), st, "fcntl(F_OFD_SETLK)");
+            check((int) FCNTL_PTR.invokeExact(st, fd, cmd, fl), st, cmd == F_OFD_SETLK ? "fcntl(F_OFD_SETLK)"
+                    : "fcntl(F_OFD_GETLK)");
         } catch (Errno e) {
             throw e;
         } catch (Throwable t) {
             throw new AssertionError(t);
         }
-    }
-
-    /**
-     * F_OFD_GETLK on {@code fd}: whether a lock of another description or process conflicts with
-     * a lock of {@code type} on the whole file.
-     */
-    static boolean ofdConflicts(Arena a, int fd, int type) throws Errno {
-        MemorySegment st = a.allocate(CAPTURE);
-        MemorySegment fl = a.allocate(32, 8);
-        fl.set(ValueLayout.JAVA_SHORT, 0, (short) type);
-        try {
-            check((int) FCNTL_PTR.invokeExact(st, fd, F_OFD_GETLK, fl), st, "fcntl(F_OFD_GETLK)");
-        } catch (Errno e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-        return fl.get(ValueLayout.JAVA_SHORT, 0) != F_UNLCK;
+        return fl;
     }
 
     /** pread straight into {@code dst}; loops over short reads until EOF or full. */

@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link #end}, the file counts as {@link #changing}, and holders grant no new caching of it, as
  * the kernel grants no lease on a file open for writing. Not garbage-producing while no holder
  * holds anything: one volatile read per holder, two atomic adds for a change.
+ *
+ * <p>{@link #begin} may wait for a client's acknowledgment: call it from a virtual thread (as the
+ * NFS and NLM procedures run), never from an event loop or a completion handler.
  */
 public final class FileStates {
     private static final int STRIPES = 1024;
