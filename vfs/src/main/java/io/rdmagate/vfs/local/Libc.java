@@ -376,10 +376,10 @@ final class Libc {
 
     /**
      * F_OFD_GETLK on {@code fd}: whether a lock of another description or process conflicts with
-     * a lock of {@code type} on the whole file.
+     * a lock of {@code type} on bytes {@code start} .. {@code start + len - 1} (len 0: to the end).
      */
-    static boolean ofdConflicts(Arena a, int fd, int type) throws Errno {
-        return ofd(a, fd, F_OFD_GETLK, type, 0, 0).get(ValueLayout.JAVA_SHORT, 0) != F_UNLCK;
+    static boolean ofdConflicts(Arena a, int fd, int type, long start, long len) throws Errno {
+        return ofd(a, fd, F_OFD_GETLK, type, start, len).get(ValueLayout.JAVA_SHORT, 0) != F_UNLCK;
     }
 
     /** One F_OFD_* fcntl with a struct flock of {@code type} over the range; returns the struct as the kernel left it. */

@@ -140,13 +140,31 @@ final class OfdLocks implements BackingLocks {
     }
 
     @Override
-    public boolean lockedOutside(long fileId) {
+    public boolean lockedOutside(long fileId, ByteRangeLock probe) {
+        if (probe.isZeroZero() || probe.offset() < 0) {
+            return false; // overlaps nothing, or beyond off_t
+        }
+        long len = probe.last() == -1L || probe.last() < 0 ? 0 : probe.last() - probe.offset() + 1;
+        int type = probe.exclusive() ? Libc.F_WRLCK : Libc.F_RDLCK;
+        int own;
+        synchronized (this) {
+            Map<LockOwner, Held> owners = files.get(fileId);
+            Held h = owners == null ? null : owners.get(probe.owner());
+            own = h == null ? -1 : h.fd(); // the owner's own description: its own locks never conflict
+            if (own >= 0) {
+                try (Arena a = Arena.ofConfined()) {
+                    return Libc.ofdConflicts(a, own, type, probe.offset(), len);
+                } catch (Libc.Errno e) {
+                    return false;
+                }
+            }
+        }
         int fd = opener.applyAsInt(fileId);
         if (fd < 0) {
             return false;
         }
         try (Arena a = Arena.ofConfined()) {
-            return Libc.ofdConflicts(a, fd, Libc.F_WRLCK);
+            return Libc.ofdConflicts(a, fd, type, probe.offset(), len);
         } catch (Libc.Errno e) {
             return false;
         } finally {

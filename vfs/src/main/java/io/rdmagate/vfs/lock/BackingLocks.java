@@ -21,7 +21,7 @@ public interface BackingLocks {
         }
 
         @Override
-        public boolean lockedOutside(long fileId) {
+        public boolean lockedOutside(long fileId, ByteRangeLock probe) {
             return false;
         }
     };
@@ -37,8 +37,9 @@ public interface BackingLocks {
     void forget(long fileId);
 
     /**
-     * Whether some lock is held on the backing file by anyone but the owners of the lock table
-     * (a host process, another gateway), or by them: callers ask it where the table has no locks.
+     * Whether a lock on the backing file conflicts with {@code probe} (its range, exclusive or
+     * shared) for its owner: one held by a host process or another gateway, or by another owner of
+     * the lock table, so callers ask where the table itself found no conflict.
      */
-    boolean lockedOutside(long fileId);
+    boolean lockedOutside(long fileId, ByteRangeLock probe);
 }

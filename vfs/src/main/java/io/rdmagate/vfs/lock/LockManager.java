@@ -116,7 +116,11 @@ public final class LockManager {
     public synchronized Optional<ByteRangeLock> test(long fileId, ByteRangeLock request) throws VfsException {
         validate(request);
         FileLocks f = files.get(fileId);
-        return f == null ? Optional.empty() : Optional.ofNullable(firstBlocker(f, request));
+        ByteRangeLock blocker = f == null ? null : firstBlocker(f, request);
+        if (blocker == null && backing.lockedOutside(fileId, request)) {
+            blocker = new ByteRangeLock(OUTSIDE, request.offset(), request.length(), true, request.semantics());
+        }
+        return Optional.ofNullable(blocker);
     }
 
     /**
@@ -216,7 +220,7 @@ public final class LockManager {
                 return true;
             }
         }
-        return backing.lockedOutside(fileId);
+        return backing.lockedOutside(fileId, new ByteRangeLock(OUTSIDE, 0, 0, true, LockSemantics.POSIX));
     }
 
     /** The locks held on a file now, in grant order. */

@@ -115,6 +115,16 @@ class OfdLocksTest {
                     "the gateway hears nothing when a host lock goes: it refuses rather than waits");
             assertTrue(locks.locks(id).isEmpty(), "a refused lock leaves nothing granted");
             locks.lock(id, new ByteRangeLock(smb, 10, 10, true, LockSemantics.WINDOWS)); // beside it: granted
+            // NLM TEST (F_GETLK over NFS) names the host process as the holder; the gateway's own owners as before
+            assertEquals(LockManager.OUTSIDE,
+                    locks.test(id, new ByteRangeLock(nlm, 5, 1, true, LockSemantics.POSIX)).orElseThrow().owner());
+            assertEquals(smb, locks.test(id, new ByteRangeLock(nlm, 12, 1, false, LockSemantics.POSIX)).orElseThrow()
+                    .owner());
+            locks.lock(id, new ByteRangeLock(nlm, 40, 10, true, LockSemantics.POSIX));
+            assertTrue(locks.test(id, new ByteRangeLock(nlm, 45, 1, true, LockSemantics.POSIX)).isEmpty(),
+                    "a POSIX owner's own lock is no conflict, on the backing file either");
+            locks.unlock(id, nlm, 40, 10, LockSemantics.POSIX);
+            assertTrue(locks.test(id, new ByteRangeLock(nlm, 30, 5, true, LockSemantics.POSIX)).isEmpty());
         }
         locks.lock(id, new ByteRangeLock(nlm, 0, 5, true, LockSemantics.POSIX));
         assertEquals(2, locks.locks(id).size());
