@@ -117,7 +117,7 @@ public final class OpenTable {
             int share, FileHandle parent, String name, String path, Oplocks.Request oplock) throws SmbException {
         List<Oplocks.Notice> notices = new ArrayList<>(2);
         // asked of the volume's state (and the backing file's locks) before the table's monitor is taken
-        int allowed = dir || oplock.level() == Oplocks.NONE ? 0 : allowedCaching(tree, handle);
+        int allowed = dir || oplock.level() == Oplocks.NONE ? 0 : allowedCaching(tree, handle, oplock.asksWrite());
         try {
             synchronized (this) {
                 Lease own = oplocks.ownLease(oplock, handle.volumeId(), handle.fileId());
@@ -150,7 +150,7 @@ public final class OpenTable {
      * of another protocol changes it, no write caching while another protocol holds byte-range
      * locks on it (the client would take its own locks locally, unseen by them).
      */
-    private static int allowedCaching(TreeConnect tree, FileHandle handle) {
+    private static int allowedCaching(TreeConnect tree, FileHandle handle, boolean asksWrite) {
         var fs = tree.share().vfs();
         if (fs.states().changing(handle.fileId())) {
             return 0;
@@ -161,7 +161,8 @@ public final class OpenTable {
                 return Oplocks.R | Oplocks.H;
             }
         }
-        if (locks.isEmpty() && fs.locks().anyLock(handle.fileId())) {
+        // the backing file is asked (system calls) only when write caching is asked for at all
+        if (asksWrite && locks.isEmpty() && fs.locks().anyLock(handle.fileId())) {
             return Oplocks.R | Oplocks.H; // a host process holds a lock on the backing file
         }
         return Oplocks.R | Oplocks.H | Oplocks.W;

@@ -68,6 +68,11 @@ public final class Oplocks {
      */
     public record Request(int level, int access, int share, int disposition, boolean deleteOnClose, byte[] clientGuid,
             io.rdmagate.smb.mssmb2.Smb2Lease.Request lease) {
+        /** Whether the open asks for write caching: an Exclusive or Batch oplock, or a lease with W. */
+        boolean asksWrite() {
+            return level == EXCLUSIVE || level == BATCH || level == LEASE && lease != null && (lease.state() & W) != 0;
+        }
+
         /** MS-FSA 2.1.5.1.2: an open for attributes only that does not overwrite breaks nothing. */
         boolean breaksNothing() {
             return (access & ~STAT_ACCESS) == 0 && !overwrites();

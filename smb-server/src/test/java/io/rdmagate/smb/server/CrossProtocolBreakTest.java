@@ -25,7 +25,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -65,9 +64,7 @@ class CrossProtocolBreakTest {
     }
 
     static byte[] key(int b) {
-        byte[] k = new byte[16];
-        Arrays.fill(k, (byte) b);
-        return k;
+        return LeaseTest.key(b);
     }
 
     static RawSmbClient client() throws Exception {
