@@ -93,7 +93,7 @@ final class Libc {
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
@@ -134,7 +134,7 @@ final class Libc {
     private Libc() {
     }
 
-    private static MethodHandle fn(String name, FunctionDescriptor d, int firstVariadic) {
+    static MethodHandle fn(String name, FunctionDescriptor d, int firstVariadic) {
         MemorySegment addr = LIBC.find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name));
         Linker.Option capture = Linker.Option.captureCallState("errno");
         return firstVariadic < 0
@@ -649,7 +649,7 @@ final class Libc {
         return "/proc/self/fd/" + fd;
     }
 
-    private static MemorySegment cstr(Arena a, String s) {
+    static MemorySegment cstr(Arena a, String s) {
         return a.allocateFrom(s, StandardCharsets.UTF_8);
     }
 
@@ -657,7 +657,7 @@ final class Libc {
         return (int) ERRNO.get(st, 0L);
     }
 
-    private static long check(long r, MemorySegment st, String what) throws Errno {
+    static long check(long r, MemorySegment st, String what) throws Errno {
         if (r < 0) {
             throw new Errno(errno(st), what);
         }

@@ -81,6 +81,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
     private final Cache<Long, Listing> listings;
     private volatile boolean closed;
     private final HostChanges changes;
+    private final ForeignWrites foreignWrites;
 
     private record Listing(long mtime, long ctime, DirectoryListing order, Map<String, Long> inodes) {
     }
@@ -100,7 +101,12 @@ public final class LocalFileSystem implements VirtualFileSystem {
         this.rootGeneration = store.meta("rootGeneration", HandleStore.newGeneration());
         this.volumeId = (int) store.meta("volumeId", RANDOM.nextInt() & 0x7fffffff);
         this.changes = new HostChanges(volumeId);
-        this.states = new io.rdmagate.vfs.state.FileStates(volumeId);
+        this.foreignWrites = new ForeignWrites(volumeId, h -> {
+            try (Arena a = Arena.ofConfined()) {
+                return open(a, h);
+            }
+        });
+        this.states = new io.rdmagate.vfs.state.FileStates(volumeId, foreignWrites);
         RemovalListener<Long, DataFd> release = n -> n.getValue().release();
         this.dataFds = CacheBuilder.newBuilder().maximumSize(1024).expireAfterAccess(Duration.ofSeconds(30))
                 .removalListener(release).build();
@@ -888,6 +894,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
         }
         closed = true;
         changes.close();
+        foreignWrites.close();
         ofdLocks.closeAll();
         dataFds.invalidateAll();
         dataFds.cleanUp();

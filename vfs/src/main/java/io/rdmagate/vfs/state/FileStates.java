@@ -1,8 +1,11 @@
 package io.rdmagate.vfs.state;
 
+import io.rdmagate.vfs.FileHandle;
 import io.rdmagate.vfs.VfsError;
 import io.rdmagate.vfs.VfsException;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -21,6 +24,11 @@ import java.util.concurrent.atomic.LongAdder;
  * the kernel grants no lease on a file open for writing. Not garbage-producing while no holder
  * holds anything: one volatile read per holder, two atomic adds for a change.
  *
+ * <p>Changes nobody announces (a program on the host writes the file, a second gateway over the
+ * same directory) reach the holders too: a holder says which files its clients cache
+ * ({@link #cached}, {@link #uncached}), the volume's {@link ForeignChanges} watches them, and each
+ * foreign change recalls what it makes untrue, without waiting (it has happened already).
+ *
  * <p>{@link #begin} may wait for a client's acknowledgment: call it from a virtual thread (as the
  * NFS and NLM procedures run), never from an event loop or a completion handler.
  */
@@ -37,11 +45,86 @@ public final class FileStates {
     private final LongAdder timeouts = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
     private final LongAdder denied = new LongAdder();
+    private final ForeignChanges foreign;
+    private final LongAdder[] foreignRecalls = new LongAdder[Conflict.values().length];
+    /** Files some holder caches, watched for foreign changes; guarded by itself. */
+    private final Map<Long, Cached> cached = new HashMap<>();
 
+    private static final class Cached {
+        int holders;
+        ForeignChanges.Watch watch;
+    }
+
+    /** A volume whose files change only through the gateway. */
     public FileStates(int volumeId) {
+        this(volumeId, ForeignChanges.NONE);
+    }
+
+    public FileStates(int volumeId, ForeignChanges foreign) {
         this.volumeId = volumeId;
+        this.foreign = foreign;
         for (int i = 0; i < recalls.length; i++) {
             recalls[i] = new LongAdder();
+            foreignRecalls[i] = new LongAdder();
+        }
+    }
+
+    /**
+     * A holder's client caches {@code file} now: from here until the holder's matching
+     * {@link #uncached}, changes that other processes make to it are recalled from the holders.
+     */
+    public void cached(FileHandle file) {
+        synchronized (cached) {
+            Cached c = cached.computeIfAbsent(file.fileId(), k -> new Cached());
+            if (c.holders++ > 0) {
+                return;
+            }
+        }
+        ForeignChanges.Watch w;
+        try {
+            w = foreign.watch(file, conflict -> foreignChange(file.fileId(), conflict));
+        } catch (VfsException gone) {
+            w = () -> { };
+        }
+        synchronized (cached) {
+            Cached c = cached.get(file.fileId());
+            if (c != null && c.watch == null) {
+                c.watch = w;
+                return;
+            }
+        }
+        w.close(); // uncached meanwhile
+    }
+
+    /** Ends one {@link #cached} of the file. */
+    public void uncached(long fileId) {
+        ForeignChanges.Watch w;
+        synchronized (cached) {
+            Cached c = cached.get(fileId);
+            if (c == null || --c.holders > 0) {
+                return;
+            }
+            cached.remove(fileId);
+            w = c.watch;
+        }
+        if (w != null) {
+            w.close();
+        }
+    }
+
+    /** Files watched for foreign changes now. */
+    public int cachedFiles() {
+        synchronized (cached) {
+            return cached.size();
+        }
+    }
+
+    private void foreignChange(long fileId, Conflict conflict) {
+        foreignRecalls[conflict.ordinal()].increment();
+        for (CacheHolder h : holders) {
+            if (h.holdsAnything()) {
+                h.recall(volumeId, fileId, conflict); // the change is done: breaks go out, nobody waits
+            }
         }
     }
 
@@ -152,6 +235,11 @@ public final class FileStates {
     /** Time operations spent waiting for breaks, in total. */
     public long recallWaitNanos() {
         return waitNanos.sum();
+    }
+
+    /** Changes by other processes to files that clients cached, by kind. */
+    public long foreignChanges(Conflict c) {
+        return foreignRecalls[c.ordinal()].sum();
     }
 
     /** Operations refused because another protocol's open denied them. */
