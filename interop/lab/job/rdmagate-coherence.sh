@@ -3,7 +3,8 @@
 # guest's kernel cifs client (SMB 3.1.1, leases) and kernel NFSv3 client (over TCP, then over
 # RDMA with siw through the forward). Each side must see the other's writes while it holds the
 # file open, and a lock one side holds must be refused to the other, both ways (NLM on the NFS
-# side, found through rdmagate's embedded rpcbind as in rdmagate-nfs.sh). Ports from /job/env.
+# side, found through rdmagate's embedded rpcbind as in rdmagate-nfs.sh). cifs also sees a write
+# a process on the host makes while it holds the file open. Ports from /job/env.
 set -uo pipefail
 . /job/lib.sh
 [ -f /job/env ] && . /job/env
@@ -75,7 +76,7 @@ refused() {
 
 # what the gateway counted of locks and recalls, for a failure's detail (its /metrics, one line)
 gateway_view() {
-    host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_(smb_requests_total\{command="(LOCK|OPLOCK_BREAK)"|nfs_requests_total\{procedure="(LOCK|TEST)",program="nlm"|smb_breaks_sent_total|state_recall)' \
+    host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_(smb_requests_total\{command="(LOCK|OPLOCK_BREAK)"|nfs_requests_total\{procedure="(LOCK|TEST)",program="nlm"|smb_breaks_sent_total|state_(recall|foreign))' \
         | sed 's/rdmagate_//' | tr '\n' ' '
 }
 
@@ -120,6 +121,34 @@ coherence() {                               # coherence LABEL NFS_MOUNT_OPTIONS
 
     if timeout 60 umount $N; then result "$label/nfs-unmount" PASS; else result "$label/nfs-unmount" FAIL; fi
 }
+
+# cifs holds host-written.txt open with its content cached; a process on the host (the test, not
+# the gateway) rewrites it once host-write.go appears and then creates host-write.done. The lease
+# break the gateway sends on the host's write must reach cifs, so its next read is the new content.
+host_write() {
+    local f=host-written.txt got i t0
+    echo old-content > $S/$f
+    exec 5<$S/$f
+    cat $S/$f > /dev/null
+    touch $S/host-write.go
+    for i in $(seq 300); do [ -e $S/host-write.done ] && break; sleep 0.1; done
+    if [ ! -e $S/host-write.done ]; then
+        exec 5<&-
+        result cifs-sees-host-write FAIL "the host never answered host-write.go"
+        return
+    fi
+    t0=$(date +%s%N)
+    for i in $(seq 100); do
+        got=$(cat $S/$f)
+        [ "$got" = new-content-from-host ] && break
+        sleep 0.1
+    done
+    exec 5<&-
+    if [ "$got" = new-content-from-host ]; then
+        result cifs-sees-host-write PASS "new content after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    else result cifs-sees-host-write FAIL "cifs still read '$got' 10 s after the host's write; $(gateway_view)"; fi
+}
+host_write
 
 coherence coherence-tcp "vers=3,proto=tcp,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
 coherence coherence-rdma "vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * program on the HOST; both clients in the guest): each sees the other's writes while it holds the
  * file open, and a lock held through one protocol is refused through the other, both ways. NFS
  * over TCP and over RDMA (siw), SMB 3.1.1 with leases. A lock a process on the host holds on a file
- * of the export is refused to both.
+ * of the export is refused to both, and a write a process on the host makes (this test's JVM, not
+ * the gateway) breaks what cifs caches, so cifs reads the new content.
  */
 @Tag("interop")
 class RdmagateCoherenceTest {
@@ -54,6 +55,31 @@ class RdmagateCoherenceTest {
         }
     }
 
+    /**
+     * Rewrites {@code host-written.txt} of the export when the guest creates {@code host-write.go}
+     * there, then creates {@code host-write.done}: a write made on the host, outside the gateway.
+     */
+    private static Thread hostWriter(Path export) {
+        return Thread.ofVirtual().start(() -> {
+            try (java.nio.file.WatchService ws = export.getFileSystem().newWatchService()) {
+                export.register(ws, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE);
+                long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
+                while (!java.nio.file.Files.exists(export.resolve("host-write.go"))) {
+                    java.nio.file.WatchKey k = ws.poll(deadline - System.nanoTime(), java.util.concurrent.TimeUnit.NANOSECONDS);
+                    if (k == null) {
+                        return;
+                    }
+                    k.pollEvents();
+                    k.reset();
+                }
+                java.nio.file.Files.writeString(export.resolve("host-written.txt"), "new-content-from-host\n");
+                java.nio.file.Files.writeString(export.resolve("host-write.done"), "");
+            } catch (InterruptedException | java.io.IOException e) {
+                // the job reports that the host never answered
+            }
+        });
+    }
+
     @Test
     void nfsAndCifsSeeEachOthersWritesAndLocks() throws Exception {
         int nfs = HostGateway.freePort();
@@ -74,8 +100,9 @@ class RdmagateCoherenceTest {
                 """.formatted(USER, NtHash.of(PASSWORD.toCharArray()));
         try (HostGateway gateway = HostGateway.start(dir, users, transports);
                 HostLock hostLock = new HostLock(dir.resolve("export").resolve("host-locked.dat"))) {
+            Thread writer = hostWriter(dir.resolve("export"));
             List<String> expected = new ArrayList<>(List.of("nic-up", "statd", "siw-nic", "cifs-mount",
-                    "host-lock-refused-to-cifs", "kernel-clean"));
+                    "cifs-sees-host-write", "host-lock-refused-to-cifs", "kernel-clean"));
             for (String proto : List.of("tcp", "rdma")) {
                 for (String c : CHECKS) {
                     expected.add("coherence-" + proto + "/" + c);
@@ -100,6 +127,7 @@ class RdmagateCoherenceTest {
                     .forward(gateway.httpPort())
                     .timeout(Duration.ofMinutes(15))
                     .run();
+            writer.interrupt();
             run.assertPassed(expected);
             assertEquals(0, gateway.stop(), gateway.log());
         }

@@ -12,6 +12,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.rdmagate.vfs.memory.IoMemoryPool;
 import io.rdmagate.vfs.memory.PayloadCopies;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -48,7 +49,10 @@ public final class GatewayMetrics implements AutoCloseable {
      * another's clients to give up caching: read, write, namespace, lock),
      * rdmagate_state_recall_timeouts_total{export} (breaks that ended by the holder's timer, not by
      * the client), rdmagate_state_recall_wait_seconds_total{export},
-     * rdmagate_state_sharing_violations_total{export} (operations an open of another protocol denied).
+     * rdmagate_state_sharing_violations_total{export} (operations an open of another protocol denied),
+     * rdmagate_state_foreign_changes_total{export,conflict} (changes by processes other than the
+     * gateway to files clients cache, which recalled their caching: write, namespace) and
+     * rdmagate_state_watched_files{export} (files watched for such changes now).
      */
     public void bindStates(String export, io.rdmagate.vfs.state.FileStates states) {
         for (io.rdmagate.vfs.state.Conflict c : io.rdmagate.vfs.state.Conflict.values()) {
@@ -65,6 +69,16 @@ public final class GatewayMetrics implements AutoCloseable {
                 .description("time operations waited for recalls").register(registry);
         FunctionCounter.builder("rdmagate.state.sharing.violations", states, io.rdmagate.vfs.state.FileStates::denied)
                 .tag("export", export).description("operations an open of another protocol denied")
+                .register(registry);
+        for (io.rdmagate.vfs.state.Conflict c : List.of(io.rdmagate.vfs.state.Conflict.WRITE,
+                io.rdmagate.vfs.state.Conflict.NAMESPACE)) {
+            FunctionCounter.builder("rdmagate.state.foreign.changes", states, s -> s.foreignChanges(c))
+                    .tag("export", export).tag("conflict", c.name().toLowerCase(java.util.Locale.ROOT))
+                    .description("changes by other processes to cached files, recalled from the clients")
+                    .register(registry);
+        }
+        Gauge.builder("rdmagate.state.watched.files", states, io.rdmagate.vfs.state.FileStates::cachedFiles)
+                .tag("export", export).description("cached files watched for changes by other processes")
                 .register(registry);
     }
 

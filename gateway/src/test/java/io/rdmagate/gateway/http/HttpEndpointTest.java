@@ -146,6 +146,8 @@ class HttpEndpointTest {
             assertTrue(body.contains("rdmagate_state_sharing_violations_total{export=\"media\"} 1.0"), body);
             assertTrue(body.contains("rdmagate_state_recall_timeouts_total{export=\"media\"} 0.0"), body);
             assertTrue(body.contains("rdmagate_state_recall_wait_seconds_total{export=\"media\"} 0.0"), body);
+            assertTrue(body.contains("rdmagate_state_foreign_changes_total{conflict=\"write\",export=\"media\"} 0.0"), body);
+            assertTrue(body.contains("rdmagate_state_watched_files{export=\"media\"} 0.0"), body);
         }
     }
 

@@ -15,6 +15,12 @@ final class FileState {
     boolean deletePending;
     /** Some open may hold a Level II oplock (set on grant, cleared when they are broken); read unlocked. */
     volatile boolean levelII;
+    /** An open was granted caching: the volume watches the file for changes made outside the gateway. */
+    boolean watching;
+    /** Where {@link #watching} registered once it has, to end it at the last close. */
+    io.rdmagate.vfs.state.FileStates watchedBy;
+    /** The last open closed: the state left the table. */
+    boolean forgotten;
     /** Where the file is now: parent directory and name (rename moves it). */
     FileHandle parent;
     String name;

@@ -206,8 +206,7 @@ public final class OpenTable {
     /** Drops a file state that {@link #admit} created when the open then failed. */
     synchronized void abandon(FileState f) {
         if (f != null && f.opens.isEmpty()) {
-            files.remove(key(f.volumeId, f.fileId));
-            openFiles = files.size();
+            forget(f);
         }
     }
 
@@ -230,11 +229,48 @@ public final class OpenTable {
         }
         f.opens.remove(o);
         if (f.opens.isEmpty()) {
-            files.remove(key(f.volumeId, f.fileId));
-            openFiles = files.size();
+            forget(f);
             return f.deletePending ? f : null;
         }
         return null;
+    }
+
+    /** The last open of {@code f} is gone; guarded by this. */
+    private void forget(FileState f) {
+        files.remove(key(f.volumeId, f.fileId));
+        openFiles = files.size();
+        f.forgotten = true;
+        if (f.watchedBy != null) {
+            f.watchedBy.uncached(f.fileId);
+            f.watchedBy = null;
+        }
+    }
+
+    /**
+     * Open {@code o} was granted caching of its file: until the file's last close, changes that
+     * processes other than the gateway make to it break what SMB clients cache
+     * ({@link io.rdmagate.vfs.state.FileStates#cached}). The watch is set up outside the monitor.
+     */
+    public void cached(Open o) {
+        FileState f = o.file;
+        if (f == null) {
+            return;
+        }
+        io.rdmagate.vfs.state.FileStates states = o.vfs().states();
+        synchronized (this) {
+            if (f.watching || f.forgotten) {
+                return;
+            }
+            f.watching = true;
+        }
+        states.cached(o.handle());
+        synchronized (this) {
+            if (!f.forgotten) {
+                f.watchedBy = states;
+                return;
+            }
+        }
+        states.uncached(f.fileId); // closed meanwhile
     }
 
     synchronized void setDeletePending(FileState f, boolean pending) {

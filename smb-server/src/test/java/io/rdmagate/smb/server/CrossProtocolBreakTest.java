@@ -116,6 +116,31 @@ class CrossProtocolBreakTest {
         }
     }
 
+    /**
+     * A program on the host appends to a file an SMB client caches: the lease is broken (read
+     * caching too), so the client reads the new data; the client's own SMB write before it broke
+     * nothing, as the count of foreign changes shows (events arrive in order).
+     */
+    @Test
+    void aWriteMadeOnTheHostBreaksTheLeaseAndTheServersOwnWriteDoesNot() throws Exception {
+        FileStates states = server.vfs.states();
+        try (RawSmbClient a = client()) {
+            ByteBuffer r = open(a, "host-write.dat", key(10), R | W | H, SHARE_ALL);
+            assertEquals(R | W | H, RawSmbClient.leaseState(r));
+            long before = states.foreignChanges(Conflict.WRITE);
+            assertEquals(NtStatus.SUCCESS, a.write(io.rdmagate.smb.mssmb2.FileId.read(r, 128), 0, "smb 1".getBytes()));
+            Process p = new ProcessBuilder("sh", "-c", "printf ' and the host' >> host-write.dat")
+                    .directory(tmp.resolve("export").toFile()).inheritIO().start();
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            ByteBuffer n = a.nextBreak(10_000);
+            assertNotNull(n, "the host's write breaks the lease");
+            assertEquals(R | W | H, n.getInt(88));
+            assertEquals(0, n.getInt(92), "nothing cached stays true after a write made elsewhere");
+            assertEquals(before + 1, states.foreignChanges(Conflict.WRITE), "the client's own write was not foreign");
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(a.leaseAck(key(10), 0)));
+        }
+    }
+
     @Test
     void anotherProtocolsReadTakesOnlyWriteCaching() throws Exception {
         try (RawSmbClient a = client()) {

@@ -355,6 +355,9 @@ public final class Create implements Command {
                 out.add(new CreateContext(CreateContext.RQLS, Smb2Lease.response(oplock.lease().version(),
                         oplock.lease().key(), g.leaseState(), g.leaseFlags(), oplock.lease().parentKey(), g.epoch())));
             }
+            if (g.level() != Smb2Create.OPLOCK_LEVEL_NONE && (g.level() != Smb2Create.OPLOCK_LEVEL_LEASE || g.leaseState() != 0)) {
+                c.server.opens().cached(o); // changes made outside the gateway now break what the client caches
+            }
             CreateContext d = DurableHandles.grant(c, durable, o, g);
             if (d != null) {
                 out.add(d);
