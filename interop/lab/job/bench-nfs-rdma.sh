@@ -30,26 +30,7 @@ transports:
   rpcbind: {mode: off}
   smb: {enabled: false}
 EOF
-# The JVM under TCG now and then dies of an emulation fault at start (SIGSEGV in the VM or in
-# JIT code, a different place each time, never seen on hardware): start it up to three times.
-up=0
-for attempt in 1 2 3; do
-    java --enable-native-access=ALL-UNNAMED -cp '/job/cp/*' io.rdmagate.gateway.Main serve \
-        --config /tmp/rdmagate.yaml > "/job/rdmagate-$attempt.log" 2>&1 &
-    gateway=$!
-    for _ in $(seq 600); do
-        if (exec 3<>/dev/tcp/127.0.0.1/20050) 2>/dev/null; then up=1; break; fi
-        kill -0 $gateway 2>/dev/null || break
-        sleep 0.5
-    done
-    [ $up = 1 ] && break
-    rm -rf /var/lib/rdmagate/*
-done
-if [ $up = 1 ]; then
-    result rdmagate-start PASS "attempt $attempt"
-else
-    result rdmagate-start FAIL "$(tail -5 /job/rdmagate-$attempt.log)"; exit 1
-fi
+start_rdmagate /tmp/rdmagate.yaml /var/lib/rdmagate 20050 || exit 1
 
 mbps() {                                    # mbps T0 T1: MB/s for MIB MiB between them
     awk -v m="$MIB" -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", m * 1.048576 / (b - a) }'
@@ -88,8 +69,8 @@ run_load() {
 rc=0
 run_load knfsd vers=3,proto=rdma,port=20049 /srv/knfsd || rc=1
 run_load rdmagate vers=3,proto=rdma,port=20050,mountport=20058,mountproto=tcp,nolock /data || rc=1
-kill -TERM $gateway
-wait $gateway
+kill -TERM $GATEWAY
+wait $GATEWAY
 echo "rdmagate exited $?"
 kernel_clean || rc=1
 exit $rc

@@ -155,3 +155,34 @@ EOF
 host_get() {                                # host_get PORT PATH
     curl -sS --max-time 30 -o - -w '\nHTTP %{http_code}\n' "http://10.0.2.100:$1$2"
 }
+
+# Runs rdmagate in the guest: its class path from the lab (/job/cp/classpath, else the jars in
+# /job/cp), the JDK shared at /opt/jdk, in network namespace NETNS when one is given, until
+# ADDR:PORT (default 127.0.0.1) accepts. Sets GATEWAY (pid) and GATEWAY_LOG; reports rdmagate-start.
+# The JVM under TCG now and then dies of an emulation fault at start (SIGSEGV in the VM or in
+# JIT code, a different place each time, never seen on hardware): up to three attempts, each
+# with an empty STATE_DIR.
+start_rdmagate() {                          # start_rdmagate CONFIG STATE_DIR PORT [NETNS [ADDR]]
+    local config=$1 state=$2 port=$3 ns=${4:-} addr=${5:-127.0.0.1} attempt cp in=()
+    cp=$(cat /job/cp/classpath 2>/dev/null || echo '/job/cp/*')
+    [ -n "$ns" ] && in=(ip netns exec "$ns")
+    for attempt in 1 2 3; do
+        rm -rf "${state:?}"/*
+        GATEWAY_LOG=/job/rdmagate-$attempt.log
+        "${in[@]}" java --enable-native-access=ALL-UNNAMED -cp "$cp" io.rdmagate.gateway.Main serve \
+            --config "$config" > "$GATEWAY_LOG" 2>&1 &
+        GATEWAY=$!
+        for _ in $(seq 600); do
+            if "${in[@]}" bash -c "exec 3<>/dev/tcp/$addr/$port" 2>/dev/null; then
+                result rdmagate-start PASS "attempt $attempt"
+                return 0
+            fi
+            kill -0 $GATEWAY 2>/dev/null || break
+            sleep 0.5
+        done
+        kill $GATEWAY 2>/dev/null
+        wait $GATEWAY 2>/dev/null
+    done
+    result rdmagate-start FAIL "$(tail -5 "$GATEWAY_LOG" | tr '\n' ' ')"
+    return 1
+}

@@ -131,6 +131,7 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
         private final Map<String, String> env = new LinkedHashMap<>();
         private String script = "";
         private Duration timeout = Duration.ofMinutes(10);
+        private boolean gateway;
 
         Job(String name, Path dir) {
             this.name = name;
@@ -170,6 +171,34 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
             return this;
         }
 
+        /**
+         * Makes rdmagate runnable in the guest: this JVM's JDK is shared at /opt/jdk and its class
+         * path copied to /job/cp, listed in /job/cp/classpath (lib.sh's start_rdmagate uses both).
+         */
+        public Job gatewayInGuest() {
+            this.gateway = true;
+            return this;
+        }
+
+        private void copyClassPath() throws IOException {
+            Path cp = Files.createDirectories(dir.resolve("cp"));
+            List<String> entries = new ArrayList<>();
+            int n = 0;
+            for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+                Path from = Path.of(e);
+                String name = (n++) + "-" + from.getFileName();
+                if (Files.isDirectory(from)) {
+                    copyTree(from, cp.resolve(name));
+                } else if (Files.isRegularFile(from)) {
+                    Files.copy(from, cp.resolve(name));
+                } else {
+                    continue;
+                }
+                entries.add("/job/cp/" + name);
+            }
+            Files.writeString(cp.resolve("classpath"), String.join(":", entries) + "\n");
+        }
+
         public Job timeout(Duration t) {
             this.timeout = t;
             return this;
@@ -187,6 +216,11 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
                 for (String p : forwards) {
                     cmd.add("--forward");
                     cmd.add(p);
+                }
+                if (gateway) {
+                    copyClassPath();
+                    cmd.add("--jdk");
+                    cmd.add(System.getProperty("java.home"));
                 }
                 Path hostLog = dir.resolve("host.log");
                 long t0 = System.nanoTime();
