@@ -417,6 +417,12 @@ abstract class AbstractNfs3Test {
         byte[] relabelled = root.clone();
         relabelled[3] = 1; // export "other", whose volume is not this handle's
         assertEquals(NFS3ERR_BADHANDLE, nfs.call(Nfs3.GETATTR, e -> e.writeOpaque(relabelled)).status());
+        byte[] retyped = root.clone();
+        for (int t = 0; t < 7; t++) {
+            retyped[4 + 1] = (byte) t; // the vfs handle's type byte: the root is a directory (1)
+            assertEquals(t == 1 ? NFS3_OK : NFS3ERR_BADHANDLE, nfs.call(Nfs3.GETATTR, e -> e.writeOpaque(retyped)).status(),
+                    "type byte " + t);
+        }
         byte[] f = nfs.create(root, "gone", 0644);
         nfs.remove(root, "gone");
         assertEquals(NFS3ERR_STALE, nfs.call(Nfs3.GETATTR, e -> e.writeOpaque(f)).status());

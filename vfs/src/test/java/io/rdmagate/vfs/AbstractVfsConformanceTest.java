@@ -1600,6 +1600,21 @@ public abstract class AbstractVfsConformanceTest {
     }
 
     @Test
+    void aHandleWhoseTypeWasChangedIsRefused() throws Exception {
+        Node f = mkfile("f");
+        Node d = mkdir("d");
+        for (Node n : List.of(f, d, new Node(fs.root(), attrs(fs.root())))) {
+            FileHandle h = n.handle();
+            for (FileType t : FileType.values()) {
+                if (t != h.type()) {
+                    FileHandle forged = FileHandle.of(h.volumeId(), h.fileId(), h.generation(), t);
+                    assertError(VfsError.BAD_HANDLE, () -> attrs(forged));
+                }
+            }
+        }
+    }
+
+    @Test
     void aHandleOfAnotherVolumeOrAnUnknownFileIsRefused() throws Exception {
         Node f = mkfile("f");
         FileHandle foreign = FileHandle.of(fs.volumeId() + 1, f.handle().fileId(), f.handle().generation(),

@@ -605,6 +605,9 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
         if (i == null || i.generation != h.generation()) {
             throw new VfsException(VfsError.STALE, "no file for handle " + h);
         }
+        if (i.type != h.type()) {
+            throw new VfsException(VfsError.BAD_HANDLE, "handle type " + h.type() + " of a " + i.type);
+        }
         return i;
     }
 

@@ -941,6 +941,9 @@ public final class LocalFileSystem implements VirtualFileSystem {
             if (h.generation() != rootGeneration) {
                 throw new VfsException(VfsError.STALE, "handle of an earlier root");
             }
+            if (h.type() != FileType.DIRECTORY) {
+                throw new VfsException(VfsError.BAD_HANDLE, "handle type " + h.type() + " of the root");
+            }
             return Fd.borrowed(rootFd);
         }
         Entry e = store.get(h.fileId());
@@ -956,6 +959,11 @@ public final class LocalFileSystem implements VirtualFileSystem {
                     && e.btimeNanos() != st.btime())) {
                 f.close();
                 throw new VfsException(VfsError.STALE, "the file of handle " + h + " is gone");
+            }
+            if (st.type() != h.type()) {
+                // the type byte is part of what the handle claims: a client that changed it forged it
+                f.close();
+                throw new VfsException(VfsError.BAD_HANDLE, "handle type " + h.type() + " of a " + st.type());
             }
             return f;
         } catch (Libc.Errno ex) {
