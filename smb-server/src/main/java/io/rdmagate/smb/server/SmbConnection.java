@@ -166,6 +166,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
             try {
                 process(frame);
             } catch (RuntimeException e) {
+                server.internalError();
                 log.error("closing {}: request processing failed", client, e);
                 channel.close();
             } finally {

@@ -17,6 +17,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -51,10 +52,18 @@ final class RawSmbClient implements AutoCloseable {
     record Created(int status, int oplockLevel, FileId fileId) {
     }
 
+    /** A request as sent: its command and its bytes (header included). */
+    record Sent(int command, byte[] message) {
+    }
+
+    /** When not null, every request sent is added here (seeds for the fuzz campaigns). */
+    volatile List<Sent> sent;
+
     RawSmbClient(int port) throws IOException {
         socket = new Socket(InetAddress.getLoopbackAddress(), port);
-        in = new DataInputStream(socket.getInputStream());
-        out = socket.getOutputStream();
+        socket.setTcpNoDelay(true);
+        in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+        out = new java.io.BufferedOutputStream(socket.getOutputStream()); // one segment per request: flushed in send
         Thread.ofVirtual().start(this::readLoop);
     }
 
@@ -93,6 +102,9 @@ final class RawSmbClient implements AutoCloseable {
     CompletableFuture<ByteBuffer> send(int command, ByteBuffer m) throws IOException {
         long mid = nextMid.getAndIncrement();
         Smb2Header.writeRequest(m, command, 1, 16, 0, mid, treeId, sessionId);
+        if (sent != null) {
+            sent.add(new Sent(command, Arrays.copyOf(m.array(), m.limit())));
+        }
         CompletableFuture<ByteBuffer> f = new CompletableFuture<>();
         pending.put(mid, f);
         int n = m.limit();

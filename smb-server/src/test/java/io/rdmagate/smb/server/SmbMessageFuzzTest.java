@@ -1,0 +1,263 @@
+package io.rdmagate.smb.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.mssmb2.FileId;
+import io.rdmagate.smb.mssmb2.Smb2Command;
+import io.rdmagate.smb.mssmb2.Smb2Create;
+import io.rdmagate.smb.mssmb2.Smb2Header;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SMB2 requests from a hostile client, over TCP to the real server: fixed-seed, structure-aware
+ * mutation campaigns over requests recorded from a working session (NEGOTIATE with SMB 3.1.1
+ * negotiate contexts, SESSION_SETUP with NTLMSSP, and, on an authenticated tree, CREATE with
+ * create contexts, READ, WRITE, LOCK, QUERY_INFO, SET_INFO, QUERY_DIRECTORY, IOCTL, FLUSH, ECHO,
+ * lease and oplock acknowledgments). Whatever arrives, the server answers with a status or closes
+ * the connection (MS-SMB2 3.3.5.2), never throws while processing a request, and a new client is
+ * served afterwards. {@code -Drdmagate.fuzz.rounds=N} sets the number of requests for a long run.
+ */
+class SmbMessageFuzzTest {
+    private static final Duration WAIT = Duration.ofSeconds(1);
+
+    @TempDir
+    static Path tmp;
+    static TestServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new TestServer(Files.createDirectories(tmp.resolve("export")), Files.createDirectories(tmp.resolve("state")),
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), Duration.ZERO);
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    /** A logged-on client whose requests so far, after the tree connect, are the seeds. */
+    private record Session(RawSmbClient client, List<RawSmbClient.Sent> seeds) {
+    }
+
+    private static Session session() throws Exception {
+        RawSmbClient c = new RawSmbClient(server.port()).logon();
+        List<RawSmbClient.Sent> seeds = new ArrayList<>();
+        c.sent = seeds;
+        ByteBuffer r = c.sendLeaseCreate("fuzz.dat", LeaseTest.key(77), 7, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL,
+                Smb2Create.FILE_OPEN_IF).get(10, TimeUnit.SECONDS);
+        FileId f = FileId.read(r, 128);
+        c.write(f, 0, "fuzz data".getBytes(StandardCharsets.UTF_8));
+        c.lock(f, 0, 4, 0x2 | 0x10); // exclusive, fail immediately
+        c.lock(f, 0, 4, 0x4); // unlock
+        c.queryPosition(f);
+        c.leaseAck(LeaseTest.key(77), 7);
+        RawSmbClient.Created d = c.create("fuzz-dir", 0, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF);
+        c.call(Smb2Command.READ, read(f));
+        c.call(Smb2Command.FLUSH, fileIdAt(msg(24, 24), 72, f));
+        c.call(Smb2Command.ECHO, msg(4, 4));
+        for (int[] q : new int[][] {{1, 4}, {1, 5}, {1, 18}, {1, 22}, {1, 34}, {2, 1}, {2, 3}, {2, 5}, {2, 7}, {3, 0}}) {
+            ByteBuffer m = msg(40, 41);
+            m.put(66, (byte) q[0]).put(67, (byte) q[1]).putInt(68, 4096).putShort(72, (short) 104).putInt(80, q[0] == 3 ? 7 : 0);
+            c.call(Smb2Command.QUERY_INFO, fileIdAt(m, 88, f));
+        }
+        c.call(Smb2Command.SET_INFO, setInfo(f, 4, new byte[40])); // FileBasicInformation, nothing changed
+        c.call(Smb2Command.SET_INFO, setInfo(f, 20, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(9).array()));
+        byte[] to = "fuzz.dat".getBytes(StandardCharsets.UTF_16LE);
+        c.call(Smb2Command.SET_INFO, setInfo(f, 10, ByteBuffer.allocate(20 + to.length).order(ByteOrder.LITTLE_ENDIAN)
+                .put(0, (byte) 1).putInt(16, to.length).put(20, to).array())); // rename onto itself
+        if (d.fileId() != null) {
+            ByteBuffer q = msg(32 + 2, 33);
+            q.put(66, (byte) 37).put(67, (byte) 1).putShort(88, (short) 96).putShort(90, (short) 2).putInt(92, 65536)
+                    .put(96, "*".getBytes(StandardCharsets.UTF_16LE));
+            c.call(Smb2Command.QUERY_DIRECTORY, fileIdAt(q, 72, d.fileId()));
+        }
+        for (int ctl : new int[] {0x001401FC, 0x00140078, 0x000900C4}) { // interfaces, resume key, set sparse
+            ByteBuffer m = msg(56, 57);
+            m.putInt(68, ctl).putInt(88, 120).putInt(100, 120).putInt(108, 4096).putInt(112, 1);
+            c.call(Smb2Command.IOCTL, fileIdAt(m, 72, ctl == 0x001401FC ? null : f));
+        }
+        c.sent = null;
+        return new Session(c, seeds);
+    }
+
+    @Test
+    void mutatedRequestsOnAnAuthenticatedTreeAreAnsweredOrCloseTheConnection() throws Exception {
+        int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 6000);
+        Random rnd = new Random(20261205);
+        long before = server.server.internalErrors();
+        Map<String, Integer> outcomes = new TreeMap<>();
+        Session s = session();
+        assertTrue(s.seeds().size() >= 20, "seeds of every command: " + s.seeds().size());
+        for (int round = 0; round < rounds; round++) {
+            RawSmbClient.Sent seed = s.seeds().get(rnd.nextInt(s.seeds().size()));
+            byte[] m = mutate(seed.message(), rnd, 64);
+            String outcome;
+            try {
+                ByteBuffer r = s.client().send(seed.command(), ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN))
+                        .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                assertEquals(0x424D53FE, r.getInt(0), "an SMB2 reply");
+                outcome = NtStatus.hex(Smb2Header.status(r));
+            } catch (TimeoutException | java.util.concurrent.ExecutionException gone) {
+                // closed (a malformed request ends the connection) or waiting (a lock that conflicts, a request
+                // the server holds pending): a new connection goes on
+                outcome = gone instanceof TimeoutException ? "waiting" : "closed";
+                s.client().close();
+                s = session();
+            }
+            outcomes.merge(outcome, 1, Integer::sum);
+        }
+        s.client().close();
+        System.out.printf("SmbMessageFuzzTest: %d mutated requests, outcomes %s%n", rounds, outcomes);
+        assertEquals(before, server.server.internalErrors(), "no request made the server throw");
+        assertTrue(outcomes.getOrDefault(NtStatus.hex(NtStatus.SUCCESS), 0) > rounds / 20, "many still succeeded: " + outcomes);
+        try (RawSmbClient fresh = new RawSmbClient(server.port()).logon()) {
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(fresh.call(Smb2Command.ECHO, msg(4, 4))));
+        }
+    }
+
+    @Test
+    void mutatedNegotiateAndSessionSetupAreAnsweredOrCloseTheConnection() throws Exception {
+        int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 6000) / 4;
+        Random rnd = new Random(3311);
+        long before = server.server.internalErrors();
+        List<RawSmbClient.Sent> seeds = new ArrayList<>();
+        try (RawSmbClient c = new RawSmbClient(server.port())) {
+            c.sent = seeds;
+            c.dialect = 0x302;
+            c.logon();
+        }
+        seeds.add(new RawSmbClient.Sent(Smb2Command.NEGOTIATE, negotiate311()));
+        Map<String, Integer> outcomes = new TreeMap<>();
+        for (int round = 0; round < rounds; round++) {
+            RawSmbClient.Sent seed = seeds.get(rnd.nextInt(seeds.size()));
+            try (RawSmbClient c = new RawSmbClient(server.port())) {
+                if (seed.command() != Smb2Command.NEGOTIATE) {
+                    ByteBuffer n = c.call(Smb2Command.NEGOTIATE, ByteBuffer.wrap(negotiate311()).order(ByteOrder.LITTLE_ENDIAN));
+                    assertEquals(NtStatus.SUCCESS, Smb2Header.status(n));
+                    assertEquals(0x311, n.getShort(68) & 0xffff, "SMB 3.1.1 negotiated");
+                }
+                byte[] m = mutate(seed.message(), rnd, 64);
+                String outcome;
+                try {
+                    ByteBuffer r = c.send(seed.command(), ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN))
+                            .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    outcome = Smb2Command.name(seed.command()) + " " + NtStatus.hex(Smb2Header.status(r));
+                } catch (TimeoutException | java.util.concurrent.ExecutionException gone) {
+                    outcome = Smb2Command.name(seed.command()) + (gone instanceof TimeoutException ? " waiting" : " closed");
+                }
+                outcomes.merge(outcome, 1, Integer::sum);
+            }
+        }
+        System.out.printf("SmbMessageFuzzTest: %d mutated NEGOTIATE/SESSION_SETUP, outcomes %s%n", rounds, outcomes);
+        assertEquals(before, server.server.internalErrors(), "no request made the server throw");
+        assertTrue(outcomes.keySet().stream().anyMatch(k -> k.startsWith("NEGOTIATE 0x00000000")), outcomes.toString());
+        try (RawSmbClient fresh = new RawSmbClient(server.port()).logon()) {
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(fresh.call(Smb2Command.ECHO, msg(4, 4))));
+        }
+    }
+
+    /** Mutates mostly the body (from {@code body}), sometimes the header (NextCommand makes compounds). */
+    private static byte[] mutate(byte[] seed, Random rnd, int body) {
+        byte[] m = seed.clone();
+        int mutations = 1 + rnd.nextInt(3);
+        for (int k = 0; k < mutations && m.length > body; k++) {
+            int from = rnd.nextInt(10) == 0 ? 0 : body;
+            int at = from + rnd.nextInt(m.length - from);
+            int word = at & ~3;
+            switch (rnd.nextInt(7)) {
+                case 0 -> m[at] ^= (byte) (1 << rnd.nextInt(8));
+                case 1 -> putInt(m, word, rnd.nextInt(8)); // small values: counts, classes, flags
+                case 2 -> putInt(m, word, rnd.nextInt());
+                case 3 -> putInt(m, word, -1 - rnd.nextInt(4)); // lengths and offsets near 2^32
+                case 4 -> putShort(m, at & ~1, rnd.nextInt(0x10000)); // 16-bit offsets and lengths
+                case 5 -> m = Arrays.copyOf(m, body + rnd.nextInt(m.length - body + 1)); // truncated
+                default -> m = Arrays.copyOf(m, m.length + 1 + rnd.nextInt(64)); // trailing bytes
+            }
+        }
+        return m;
+    }
+
+    private static void putInt(byte[] m, int at, int v) {
+        if (at + 4 <= m.length) {
+            ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN).putInt(at, v);
+        }
+    }
+
+    private static void putShort(byte[] m, int at, int v) {
+        if (at + 2 <= m.length) {
+            ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN).putShort(at, (short) v);
+        }
+    }
+
+    private static ByteBuffer msg(int body, int structureSize) {
+        ByteBuffer m = RawSmbClient.msg(body);
+        m.putShort(64, (short) structureSize);
+        return m;
+    }
+
+    /** Writes {@code f} at {@code at}, or all ones (no file) for null. */
+    private static ByteBuffer fileIdAt(ByteBuffer m, int at, FileId f) {
+        if (f == null) {
+            m.putLong(at, -1L).putLong(at + 8, -1L);
+        } else {
+            f.write(m, at);
+        }
+        return m;
+    }
+
+    private static ByteBuffer read(FileId f) {
+        ByteBuffer m = msg(49, 49);
+        m.putInt(68, 4096).putLong(72, 0);
+        return fileIdAt(m, 80, f);
+    }
+
+    private static ByteBuffer setInfo(FileId f, int infoClass, byte[] buffer) {
+        ByteBuffer m = msg(32 + buffer.length, 33);
+        m.put(66, (byte) 1).put(67, (byte) infoClass).putInt(68, buffer.length).putShort(72, (short) 96).put(96, buffer);
+        return fileIdAt(m, 80, f);
+    }
+
+    /** NEGOTIATE offering 2.0.2 to 3.1.1 with preauth integrity (SHA-512), encryption and signing contexts. */
+    private static byte[] negotiate311() {
+        int dialects = 5;
+        int ctxOff = (64 + 36 + 2 * dialects + 7) & ~7;
+        ByteBuffer m = ByteBuffer.allocate(ctxOff + 8 + 38 + 2 + 8 + 6 + 2 + 8 + 4).order(ByteOrder.LITTLE_ENDIAN);
+        // MS-SMB2 2.2.3: ... Capabilities 72, ClientGuid 76, NegotiateContextOffset 92, NegotiateContextCount 96, Dialects 100
+        m.putShort(64, (short) 36).putShort(66, (short) dialects).putShort(68, (short) 1).putInt(72, 0x7f)
+                .putInt(92, ctxOff).putShort(96, (short) 3);
+        m.put(76, "fuzz-client-guid".getBytes(StandardCharsets.US_ASCII));
+        int p = 100;
+        for (int d : new int[] {0x202, 0x210, 0x300, 0x302, 0x311}) {
+            m.putShort(p, (short) d);
+            p += 2;
+        }
+        p = ctxOff;
+        m.putShort(p, (short) 1).putShort(p + 2, (short) 38).putShort(p + 8, (short) 1).putShort(p + 10, (short) 32)
+                .putShort(p + 12, (short) 1); // SHA-512, 32-byte salt
+        p = (p + 8 + 38 + 7) & ~7;
+        m.putShort(p, (short) 2).putShort(p + 2, (short) 6).putShort(p + 8, (short) 2).putShort(p + 10, (short) 2)
+                .putShort(p + 12, (short) 1); // AES-128-GCM, AES-128-CCM
+        p = (p + 8 + 6 + 7) & ~7;
+        m.putShort(p, (short) 8).putShort(p + 2, (short) 4).putShort(p + 8, (short) 1).putShort(p + 10, (short) 2);
+        return Arrays.copyOf(m.array(), p + 12);
+    }
+}
