@@ -71,7 +71,8 @@ public final class NfsService implements ProtocolService {
                 .metrics(context.metrics())
                 .maxIoSize(limits.maxIoSize())
                 .limits(RpcLimits.DEFAULT.withMaxRecordSize(limits.maxRecordSize())
-                        .withMaxConnections(limits.maxConnections()))
+                        .withMaxConnections(limits.maxConnections())
+                        .withMaxConnectionsPerAddress(limits.maxConnectionsPerAddress()))
                 .address(context.bindAddress(ListenerKind.NFS))
                 .ports(port(plan, ListenerKind.NFS), port(plan, ListenerKind.MOUNT), port(plan, ListenerKind.NLM),
                         port(plan, ListenerKind.NSM))

@@ -358,6 +358,7 @@ public final class ConfigParser {
                 throw m.error(poolLine, "limits.pool: " + e.getMessage());
             }
             int maxConnections = (int) m.integer("maxConnections", 1024, 1, 1_000_000);
+            int perAddress = (int) m.integer("maxConnectionsPerAddress", Math.min(512, maxConnections), 1, 1_000_000);
             int ioLine = m.lineOf("maxIoSize");
             int maxIo = (int) m.size("maxIoSize", 1 << 20, 4096, MAX_INT);
             if (maxIo > pool.maxBufferBytes()) {
@@ -370,8 +371,8 @@ public final class ConfigParser {
                 throw m.error(recordLine, "maxRecordSize " + Sizes.format(maxRecord) + " must be larger than maxIoSize "
                         + Sizes.format(maxIo) + " (a WRITE carries headers beside its data)");
             }
-            m.finish("pool", "maxConnections", "maxIoSize", "maxRecordSize");
-            return new LimitsConfig(pool, maxConnections, maxIo, maxRecord);
+            m.finish("pool", "maxConnections", "maxConnectionsPerAddress", "maxIoSize", "maxRecordSize");
+            return new LimitsConfig(pool, maxConnections, perAddress, maxIo, maxRecord);
         }
 
         /** Reads 'name', checks its form and that it is not taken (case-insensitively if asked). */

@@ -77,6 +77,7 @@ class ConfigParserTest {
         assertEquals(Port.defaulted(5445), t.smb().directPort());
         assertEquals(PoolLimits.DEFAULT, c.limits().pool());
         assertEquals(1024, c.limits().maxConnections());
+        assertEquals(512, c.limits().maxConnectionsPerAddress());
         assertEquals(1 << 20, c.limits().maxIoSize());
         assertEquals((1 << 20) + (64 << 10), c.limits().maxRecordSize());
         assertEquals(Path.of("state", "exports", "data"), c.exportStateDir("data"));

@@ -12,20 +12,22 @@ import java.time.Duration;
  *                            the connection is not read
  * @param maxConnections      connections open at once; a new one closes the quietest (longest without
  *                            a byte read or written), as knfsd does
+ * @param maxConnectionsPerAddress connections open at once from one source address; a new one
+ *                            closes the quietest of that address's
  * @param idleTimeout         a connection with nothing read or written and no call in flight for
  *                            this long is closed; zero disables
  * @param drcEntries          duplicate request cache entries (LRU); zero disables the cache
  * @param drcMaxAge           how long a cached reply may be replayed
  * @param drcChecksumBytes    argument bytes covered by the cache key's checksum
  */
-public record RpcLimits(int maxRecordSize, int maxFragments, int maxInFlight, int maxConnections, Duration idleTimeout,
-        int drcEntries, Duration drcMaxAge, int drcChecksumBytes) {
+public record RpcLimits(int maxRecordSize, int maxFragments, int maxInFlight, int maxConnections,
+        int maxConnectionsPerAddress, Duration idleTimeout, int drcEntries, Duration drcMaxAge, int drcChecksumBytes) {
 
-    public static final RpcLimits DEFAULT = new RpcLimits(4 * 1024 * 1024 + 64 * 1024, 1024, 64, 1024,
+    public static final RpcLimits DEFAULT = new RpcLimits(4 * 1024 * 1024 + 64 * 1024, 1024, 64, 1024, 512,
             Duration.ofMinutes(6), 4096, Duration.ofMinutes(2), 256);
 
     public RpcLimits {
-        if (maxRecordSize < 8 || maxFragments < 1 || maxInFlight < 1 || maxConnections < 1 || drcEntries < 0
+        if (maxRecordSize < 8 || maxFragments < 1 || maxInFlight < 1 || maxConnections < 1 || maxConnectionsPerAddress < 1 || drcEntries < 0
                 || drcChecksumBytes < 0 || idleTimeout.isNegative() || drcMaxAge.isNegative()) {
             throw new IllegalArgumentException("bad RPC limits " + "(" + maxRecordSize + ", " + maxFragments + ", "
                     + maxInFlight + ", " + maxConnections + ", " + drcEntries + ", " + drcChecksumBytes + ")");
@@ -33,27 +35,33 @@ public record RpcLimits(int maxRecordSize, int maxFragments, int maxInFlight, in
     }
 
     public RpcLimits withMaxRecordSize(int v) {
-        return new RpcLimits(v, maxFragments, maxInFlight, maxConnections, idleTimeout, drcEntries, drcMaxAge,
+        return new RpcLimits(v, maxFragments, maxInFlight, maxConnections, maxConnectionsPerAddress, idleTimeout, drcEntries, drcMaxAge,
                 drcChecksumBytes);
     }
 
     public RpcLimits withMaxInFlight(int v) {
-        return new RpcLimits(maxRecordSize, maxFragments, v, maxConnections, idleTimeout, drcEntries, drcMaxAge,
+        return new RpcLimits(maxRecordSize, maxFragments, v, maxConnections, maxConnectionsPerAddress, idleTimeout, drcEntries, drcMaxAge,
                 drcChecksumBytes);
     }
 
     public RpcLimits withMaxConnections(int v) {
-        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, v, idleTimeout, drcEntries, drcMaxAge,
+        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, v, maxConnectionsPerAddress, idleTimeout, drcEntries, drcMaxAge,
                 drcChecksumBytes);
     }
 
+    public RpcLimits withMaxConnectionsPerAddress(int v) {
+        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, v, idleTimeout, drcEntries,
+                drcMaxAge, drcChecksumBytes);
+    }
+
     public RpcLimits withIdleTimeout(Duration v) {
-        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, v, drcEntries, drcMaxAge,
+        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, maxConnectionsPerAddress, v, drcEntries, drcMaxAge,
                 drcChecksumBytes);
     }
 
     public RpcLimits withDrc(int entries, Duration maxAge) {
-        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, idleTimeout, entries, maxAge,
+        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, maxConnectionsPerAddress,
+                idleTimeout, entries, maxAge,
                 drcChecksumBytes);
     }
 }

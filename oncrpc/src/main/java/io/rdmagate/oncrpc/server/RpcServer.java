@@ -55,7 +55,7 @@ public final class RpcServer implements AutoCloseable {
                 : new DuplicateRequestCache(l.drcEntries(), l.drcMaxAge(), l.drcChecksumBytes(), b.copies);
         this.dispatcher = new RpcDispatcher(drc, alloc, b.observer);
         b.programs.forEach(dispatcher::register);
-        this.limiter = new ConnectionLimiter(l.maxConnections(), new ConnectionLimiter.Events() {
+        this.limiter = new ConnectionLimiter(l.maxConnections(), l.maxConnectionsPerAddress(), new ConnectionLimiter.Events() {
             @Override
             public void opened() {
                 b.observer.connectionOpened("tcp");

@@ -194,6 +194,44 @@ class RpcServerEndToEndTest {
         }
     }
 
+    /**
+     * A flood from one address evicts only its own connections: the quiet connections of another
+     * address (the oldest, which the global bound alone would close first) stay open.
+     */
+    @Test
+    void aFloodFromOneAddressEvictsOnlyItsOwnConnections() throws Exception {
+        start(RpcLimits.DEFAULT.withMaxConnections(16).withMaxConnectionsPerAddress(8));
+        java.net.InetAddress other = java.net.InetAddress.getByName("127.0.0.2");
+        List<java.net.Socket> quiet = new ArrayList<>();
+        List<java.net.Socket> flood = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                quiet.add(new java.net.Socket(LOOPBACK, server.port(), other, 0));
+            }
+            eventually(() -> server.openConnections() == 4, "the other address's connections are open");
+            for (int i = 0; i < 64; i++) {
+                flood.add(new java.net.Socket(LOOPBACK, server.port(), LOOPBACK, 0)); // never sends a byte
+            }
+            eventually(() -> server.evictedConnections() == 64 - 8, "the flood evicted its own beyond 8");
+            for (java.net.Socket s : quiet) {
+                s.setSoTimeout(200);
+                assertThrows(java.net.SocketTimeoutException.class, () -> s.getInputStream().read(),
+                        "a connection of the other address is still open");
+            }
+            RpcClient c = client();
+            assertTrue(c.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess(),
+                    "a new client of the flooding address is served too");
+            eventually(() -> server.openConnections() == 4 + 8, "4 of the other address and 8 of the flood's");
+        } finally {
+            for (java.net.Socket s : flood) {
+                s.close();
+            }
+            for (java.net.Socket s : quiet) {
+                s.close();
+            }
+        }
+    }
+
     @Test
     void aPayloadGoesOutWithoutACopyAndIsReleased() throws Exception {
         start(RpcLimits.DEFAULT);

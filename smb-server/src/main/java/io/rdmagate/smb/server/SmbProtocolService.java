@@ -57,7 +57,8 @@ public final class SmbProtocolService implements ProtocolService {
         return new SmbServerConfig("RDMAGATE", "WORKGROUP", shares, users, g.smb().signingRequired(), g.smb().encryptAll(),
                 guest, maxMessage, maxIo, g.smb().maxCredits(), g.smb().maxInFlight(), Duration.ofMillis(500),
                 context.pool(), context.payloadCopies(), g.smb().oplockBreakTimeout(), g.smb().durableTimeout(),
-                g.smb().durableMaxTimeout(), g.limits().maxConnections(), g.smb().handshakeTimeout());
+                g.smb().durableMaxTimeout(), g.limits().maxConnections(), g.limits().maxConnectionsPerAddress(),
+                g.smb().handshakeTimeout());
     }
 
     @Override

@@ -155,7 +155,8 @@ public final class SmbServer implements AutoCloseable {
     private void bind(InetAddress address, int port) throws InterruptedException {
         boolean epoll = Epoll.isAvailable();
         group = new MultiThreadIoEventLoopGroup(2, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        limiter = new io.rdmagate.gateway.spi.net.ConnectionLimiter(config.maxConnections());
+        limiter = new io.rdmagate.gateway.spi.net.ConnectionLimiter(config.maxConnections(),
+                config.maxConnectionsPerAddress(), io.rdmagate.gateway.spi.net.ConnectionLimiter.Events.NONE);
         listener = new ServerBootstrap().group(group)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)

@@ -19,13 +19,15 @@ import java.util.List;
  * @param durableTimeout   how long a durable handle outlives its connection when the client names no time
  * @param durableMaxTimeout the longest a durable v2 handle is kept, whatever the client asks
  * @param maxConnections   connections open at once; a new one closes the quietest (limits.maxConnections)
+ * @param maxConnectionsPerAddress connections open at once from one address; a new one closes that
+ *                         address's quietest (limits.maxConnectionsPerAddress)
  * @param handshakeTimeout how long a connection may take to authenticate a session before it is closed
  */
 public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
         boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
         int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
         Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, int maxConnections,
-        Duration handshakeTimeout) {
+        int maxConnectionsPerAddress, Duration handshakeTimeout) {
     /** Windows' Oplock Break Acknowledgment Timer (MS-SMB2 3.3.2.1 and its product note). */
     public static final Duration DEFAULT_OPLOCK_BREAK_TIMEOUT = Duration.ofSeconds(35);
 
@@ -35,8 +37,8 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         if (maxIo < 65536 || maxIo > 8 << 20) {
             throw new IllegalArgumentException("maxIo " + maxIo + " outside 64 KiB..8 MiB");
         }
-        if (maxConnections < 1) {
-            throw new IllegalArgumentException("maxConnections " + maxConnections);
+        if (maxConnections < 1 || maxConnectionsPerAddress < 1) {
+            throw new IllegalArgumentException("maxConnections " + maxConnections + ", per address " + maxConnectionsPerAddress);
         }
         if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
             throw new IllegalArgumentException("handshakeTimeout " + handshakeTimeout);

@@ -90,7 +90,7 @@ final class TestServer implements AutoCloseable {
                         new SmbShare("ro", vfs, "", true, false, false)),
                 List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
                 logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5), maxConnections,
-                handshakeTimeout);
+                maxConnections, handshakeTimeout);
         this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port, metrics);
     }
 

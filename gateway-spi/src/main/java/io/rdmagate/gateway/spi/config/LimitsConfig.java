@@ -5,8 +5,11 @@ import io.rdmagate.vfs.memory.PoolLimits;
 /**
  * Resource bounds.
  *
+ * @param maxConnections connections open at once per TCP listener
+ * @param maxConnectionsPerAddress connections open at once per TCP listener from one source address
  * @param maxIoSize     the largest READ or WRITE payload offered to clients
  * @param maxRecordSize the largest RPC record or SMB message accepted
  */
-public record LimitsConfig(PoolLimits pool, int maxConnections, int maxIoSize, int maxRecordSize) {
+public record LimitsConfig(PoolLimits pool, int maxConnections, int maxConnectionsPerAddress, int maxIoSize,
+        int maxRecordSize) {
 }
