@@ -253,10 +253,15 @@ public final class ConfigParser {
             Duration durableMax = bounded(m, "durableMaxTimeout", d.durableMaxTimeout(), durable, Duration.ofHours(24));
             Duration handshake = bounded(m, "handshakeTimeout", d.handshakeTimeout(), Duration.ofSeconds(1),
                     Duration.ofMinutes(10));
+            int idleLine = m.lineOf("idleTimeout");
+            Duration idle = m.duration("idleTimeout", d.idleTimeout());
+            if (idle.isNegative() || !idle.isZero() && idle.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw m.error(idleLine, "smb.idleTimeout must be 0 (never) or at least 1s");
+            }
             m.finish("signingRequired", "encryptAll", "guestAccount", "maxCredits", "maxInFlight", "oplockBreakTimeout",
-                    "durableTimeout", "durableMaxTimeout", "handshakeTimeout");
+                    "durableTimeout", "durableMaxTimeout", "handshakeTimeout", "idleTimeout");
             return new SmbConfig(signing, encrypt, guest, credits, inFlight, breakTimeout, durable, durableMax,
-                    handshake);
+                    handshake, idle);
         }
 
         private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)

@@ -353,6 +353,16 @@ public final class OpenTable {
         return true;
     }
 
+    /** Whether connection {@code c} has any open (a file, a directory or a named pipe). */
+    boolean anyOpenOf(SmbConnection c) {
+        for (Open o : byVolatile.values()) {
+            if (o.conn == c) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Opens of a session (or of one tree of it when tree is not null), for logoff and tree disconnect. */
     List<Open> of(SmbSession s, TreeConnect tree) {
         List<Open> out = new ArrayList<>();

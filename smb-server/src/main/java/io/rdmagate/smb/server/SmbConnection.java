@@ -74,6 +74,8 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
     private final Object creditLock = new Object();
     private int credits = 1;
     final Map<Long, AsyncOp> async = new ConcurrentHashMap<>();
+    /** When the client last sent a request, for the idle timeout. */
+    volatile long lastRequestNanos = System.nanoTime();
     private final AtomicLong nextAsyncId = new AtomicLong(1);
 
     SmbConnection(SmbServer server) {
@@ -159,6 +161,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
+        lastRequestNanos = System.nanoTime();
         if (inFlight.incrementAndGet() >= server.config().maxInFlight()) {
             channel.config().setAutoRead(false);
         }
@@ -195,6 +198,15 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         log.debug("closing {}: {}", client, cause.toString());
         ctx.close();
+    }
+
+    /**
+     * Whether the connection is idle as Windows' autodisconnect means it: authenticated, nothing
+     * sent for {@code timeoutNanos}, no request in progress, no async operation, no open file.
+     */
+    boolean idle(long timeoutNanos) {
+        return authenticated && System.nanoTime() - lastRequestNanos > timeoutNanos && inFlight.get() == 0
+                && async.isEmpty() && !server.opens().anyOpenOf(this);
     }
 
     void close(String why) {

@@ -75,6 +75,7 @@ public final class SmbServer implements AutoCloseable {
     private io.rdmagate.gateway.spi.net.ConnectionLimiter limiter;
     private final java.util.concurrent.atomic.LongAdder handshakeTimeouts = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder internalErrors = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder idleClosed = new java.util.concurrent.atomic.LongAdder();
 
     private final SmbMetrics metrics;
     private final RateLimitedLog denials = RateLimitedLog.perMinute(LoggerFactory.getLogger(SECURITY_LOG));
@@ -177,6 +178,7 @@ public final class SmbServer implements AutoCloseable {
                                 ch.close();
                             }
                         }, config.handshakeTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                        watchIdle(ch, conn);
                     }
                 })
                 .bind(new InetSocketAddress(address, port)).sync().channel();
@@ -194,6 +196,32 @@ public final class SmbServer implements AutoCloseable {
     }
 
     /** Connections closed because no session authenticated within {@code handshakeTimeout}. */
+    /**
+     * Closes {@code conn} once it is idle for {@code smb.idleTimeout} (Windows' autodisconnect):
+     * checked on its event loop every quarter of the timeout, so a connection goes between one and
+     * one and a quarter timeouts after its last request, its last open closed.
+     */
+    private void watchIdle(io.netty.channel.Channel ch, SmbConnection conn) {
+        long timeout = config.idleTimeout().toNanos();
+        if (timeout == 0) {
+            return;
+        }
+        long period = Math.max(timeout / 4, java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100));
+        var check = ch.eventLoop().scheduleAtFixedRate(() -> {
+            if (ch.isActive() && conn.idle(timeout)) {
+                idleClosed.increment();
+                log.debug("closing {}: no open file and no request for {}", ch.remoteAddress(), config.idleTimeout());
+                ch.close();
+            }
+        }, period, period, java.util.concurrent.TimeUnit.NANOSECONDS);
+        ch.closeFuture().addListener(f -> check.cancel(false));
+    }
+
+    /** Connections closed for being idle with no open file. */
+    public long idleClosed() {
+        return idleClosed.sum();
+    }
+
     /**
      * Requests whose processing threw where a status was due (the connection was closed): a
      * defect, which the fuzz campaigns assert never happens.

@@ -22,12 +22,14 @@ import java.util.List;
  * @param maxConnectionsPerAddress connections open at once from one address; a new one closes that
  *                         address's quietest (limits.maxConnectionsPerAddress)
  * @param handshakeTimeout how long a connection may take to authenticate a session before it is closed
+ * @param idleTimeout      how long an authenticated connection with no open file and no request in
+ *                         progress may send nothing before it is closed; zero disables
  */
 public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
         boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
         int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
         Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, int maxConnections,
-        int maxConnectionsPerAddress, Duration handshakeTimeout) {
+        int maxConnectionsPerAddress, Duration handshakeTimeout, Duration idleTimeout) {
     /** Windows' Oplock Break Acknowledgment Timer (MS-SMB2 3.3.2.1 and its product note). */
     public static final Duration DEFAULT_OPLOCK_BREAK_TIMEOUT = Duration.ofSeconds(35);
 
@@ -39,6 +41,9 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         }
         if (maxConnections < 1 || maxConnectionsPerAddress < 1) {
             throw new IllegalArgumentException("maxConnections " + maxConnections + ", per address " + maxConnectionsPerAddress);
+        }
+        if (idleTimeout == null || idleTimeout.isNegative()) {
+            throw new IllegalArgumentException("idleTimeout " + idleTimeout);
         }
         if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
             throw new IllegalArgumentException("handshakeTimeout " + handshakeTimeout);

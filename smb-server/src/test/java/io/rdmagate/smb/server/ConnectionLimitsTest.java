@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What a flood of connections can take from an SMB server: connections that never authenticate
  * are closed at the handshake deadline (silent ones and ones that trickle a byte at a time), and at
- * the connection bound a new client closes the quietest connection instead of being locked out.
+ * the connection bound a new client closes the quietest connection instead of being locked out;
+ * an authenticated connection with no open file that stays silent past smb.idleTimeout is closed.
  */
 class ConnectionLimitsTest {
     @TempDir
@@ -58,6 +59,32 @@ class ConnectionLimitsTest {
                 RawSmbClient.Created c = user.create("still-served.txt", Smb2Create.OPLOCK_LEVEL_NONE,
                         RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF);
                 assertEquals(NtStatus.SUCCESS, c.status());
+            }
+        }
+    }
+
+    private static void eventually(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < end, "timed out waiting until " + what);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void anIdleConnectionIsClosedOnceItHasNoOpenFile() throws Exception {
+        try (TestServer t = TestServer.limited(Files.createDirectories(tmp.resolve("export")),
+                Files.createDirectories(tmp.resolve("state")), 64, Duration.ofSeconds(30), Duration.ofSeconds(1))) {
+            RawSmbClient idle = new RawSmbClient(t.port()).logon();
+            RawSmbClient holding = new RawSmbClient(t.port()).logon();
+            try (idle; holding) {
+                RawSmbClient.Created open = holding.create("held-open.txt", Smb2Create.OPLOCK_LEVEL_NONE,
+                        RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF);
+                assertEquals(NtStatus.SUCCESS, open.status());
+                eventually(() -> t.server.idleClosed() == 1, "the connection with nothing open is closed");
+                assertEquals(2 - 1, t.server.openConnections(), "the one holding a file stays");
+                assertEquals(NtStatus.SUCCESS, holding.close(open.fileId()), "and is served");
+                eventually(() -> t.server.idleClosed() == 2, "once its file is closed, it goes too when idle");
             }
         }
     }

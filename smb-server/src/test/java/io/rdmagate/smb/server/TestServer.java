@@ -57,27 +57,33 @@ final class TestServer implements AutoCloseable {
             Duration durableTimeout)
             throws Exception {
         this(dir, state, signingRequired, encryptAll, port, oplockBreakTimeout, durableTimeout, Duration.ofMillis(200),
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), MAX_CONNECTIONS, HANDSHAKE_TIMEOUT);
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO);
     }
 
     /** With the SMB meters in {@code metrics}, and failed logons answered after {@code logonFailureDelay} each. */
     TestServer(Path dir, Path state, io.micrometer.core.instrument.MeterRegistry metrics, Duration logonFailureDelay)
             throws Exception {
         this(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT, Duration.ofSeconds(60),
-                logonFailureDelay, metrics, MAX_CONNECTIONS, HANDSHAKE_TIMEOUT);
+                logonFailureDelay, metrics, MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO);
     }
 
     /** With at most {@code maxConnections} open and {@code handshakeTimeout} to authenticate. */
     static TestServer limited(Path dir, Path state, int maxConnections, Duration handshakeTimeout) throws Exception {
+        return limited(dir, state, maxConnections, handshakeTimeout, Duration.ZERO);
+    }
+
+    /** Also closing connections with no open file that stay silent for {@code idleTimeout}. */
+    static TestServer limited(Path dir, Path state, int maxConnections, Duration handshakeTimeout, Duration idleTimeout)
+            throws Exception {
         return new TestServer(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT,
                 Duration.ofSeconds(60), Duration.ofMillis(200), new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-                maxConnections, handshakeTimeout);
+                maxConnections, handshakeTimeout, idleTimeout);
     }
 
     private TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port,
             Duration oplockBreakTimeout, Duration durableTimeout, Duration logonFailureDelay,
-            io.micrometer.core.instrument.MeterRegistry metrics, int maxConnections, Duration handshakeTimeout)
-            throws Exception {
+            io.micrometer.core.instrument.MeterRegistry metrics, int maxConnections, Duration handshakeTimeout,
+            Duration idleTimeout) throws Exception {
         this.dir = dir;
         this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
         this.pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
@@ -90,7 +96,7 @@ final class TestServer implements AutoCloseable {
                         new SmbShare("ro", vfs, "", true, false, false)),
                 List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
                 logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5), maxConnections,
-                maxConnections, handshakeTimeout);
+                maxConnections, handshakeTimeout, idleTimeout);
         this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port, metrics);
     }
 

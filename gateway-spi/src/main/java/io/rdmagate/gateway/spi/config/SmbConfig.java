@@ -13,10 +13,12 @@ import java.time.Duration;
  * @param durableMaxTimeout  the longest a client may ask a durable v2 handle to be kept
  * @param handshakeTimeout   how long a connection may take to authenticate a session (NEGOTIATE and
  *                           SESSION_SETUP) before it is closed
+ * @param idleTimeout        how long a connection with no open file and no request in progress may
+ *                           send nothing before it is closed (Windows' autodisconnect); zero disables
  */
 public record SmbConfig(boolean signingRequired, boolean encryptAll, String guestAccount, int maxCredits,
         int maxInFlight, Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout,
-        Duration handshakeTimeout) {
+        Duration handshakeTimeout, Duration idleTimeout) {
     public static final SmbConfig DEFAULT = new SmbConfig(false, false, null, 8192, 64, Duration.ofSeconds(35),
-            Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofSeconds(30));
+            Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofSeconds(30), Duration.ofMinutes(15));
 }
