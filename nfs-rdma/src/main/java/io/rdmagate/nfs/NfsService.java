@@ -94,7 +94,7 @@ public final class NfsService implements ProtocolService {
 
     /**
      * rdmagate_rdma_queue_pairs, rdmagate_rdma_credits_in_use, rdmagate_rdma_send_queue_waiting_chains and
-     * rdmagate_rdma_rejected_connections_total, with listener="nfs".
+     * rdmagate_rdma_rejected_connections_total, rdmagate_rdma_evicted_connections_total, with listener="nfs".
      */
     private static void bindRdmaMetrics(GatewayContext context, io.rdmagate.rpcrdma.server.RpcRdmaServer s) {
         var r = context.metrics();
@@ -109,7 +109,10 @@ public final class NfsService implements ProtocolService {
                 .description("work request chains waiting for Send Queue room").register(r);
         io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.rdma.rejected.connections", s,
                 io.rdmagate.rpcrdma.server.RpcRdmaServer::refusedConnections).tag("listener", "nfs")
-                .description("connects rejected because rdma.maxConnections were open").register(r);
+                .description("connects rejected because rdma.maxConnections were open, all busy").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.rdma.evicted.connections", s,
+                io.rdmagate.rpcrdma.server.RpcRdmaServer::evictedConnections).tag("listener", "nfs")
+                .description("idle connections closed to make room at rdma.maxConnections").register(r);
     }
 
     private static String rdmaKind(GatewayContext context) {

@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * <p>Operation: the process's one protection domain ({@link RdmaResources}) registers every slab
  * of the one I/O memory pool once, so read chunk sinks and READ payloads leased from
  * {@link #pool()} need no registration per I/O. A connect beyond {@link RpcRdmaOptions#maxConnections()}
- * is rejected before anything is allocated for it. A connect is accepted with the client's RFC 8797 private data read (1024
+ * closes the connection that has received nothing longest among those with no call in progress,
+ * as the TCP listeners do; only when every connection is busy is it rejected, before anything is
+ * allocated for it. A connect is accepted with the client's RFC 8797 private data read (1024
  * bytes each way when it sent none) and ours sent back: our receive size, our send size, and the
  * Send With Invalidate flag echoed. Receives are posted before the accept reaches the client.
  * Each connection then runs {@link RecvFrom} on its receive completions and {@link SendTo} for
@@ -53,6 +55,7 @@ public final class RpcRdmaServer implements AutoCloseable {
     /** Connections accepted or being accepted: the cap is taken before anything is allocated. */
     private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder evicted = new java.util.concurrent.atomic.LongAdder();
     private static final long REFUSAL_LOG_INTERVAL_NANOS = 10_000_000_000L;
     private volatile long lastRefusalLog = System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS - 1;
     private RdmaListener listener;
@@ -185,13 +188,45 @@ public final class RpcRdmaServer implements AutoCloseable {
         return n;
     }
 
-    /** Connects rejected because {@link RpcRdmaOptions#maxConnections()} were open. */
+    /** Connects rejected because {@link RpcRdmaOptions#maxConnections()} were open, all of them busy. */
     public long refusedConnections() {
         return refused.sum();
     }
 
+    /** Connections closed to make room for a new client at {@link RpcRdmaOptions#maxConnections()}. */
+    public long evictedConnections() {
+        return evicted.sum();
+    }
+
+    /** The open connection with no call in progress that received nothing longest, or null. */
+    private ServerConnection quietest() {
+        ServerConnection best = null;
+        for (ServerConnection c : connections) {
+            if (!c.isClosed() && c.callsInFlight() == 0
+                    && (best == null || c.lastReceiveNanos() - best.lastReceiveNanos() < 0)) {
+                best = c;
+            }
+        }
+        return best;
+    }
+
     private void onRequest(ConnectionRequest request) {
         if (open.incrementAndGet() > options.maxConnections()) {
+            ServerConnection quiet = quietest();
+            if (quiet != null) {
+                evicted.increment();
+                long now = System.nanoTime();
+                long last = lastRefusalLog;
+                if (now - last > REFUSAL_LOG_INTERVAL_NANOS) {
+                    lastRefusalLog = now;
+                    LOG.warn("{} RPC-over-RDMA connections are open: closing the quietest, connection {}, for a new one"
+                            + " from {} ({} closed so far)", options.maxConnections(), quiet.id(), request.remoteAddress(),
+                            evicted.sum());
+                }
+                quiet.close(); // leaves the count at once
+            }
+        }
+        if (open.get() > options.maxConnections()) {
             open.decrementAndGet();
             refused.increment();
             long now = System.nanoTime();

@@ -65,6 +65,8 @@ final class ServerConnection {
     private final AtomicInteger busy = new AtomicInteger();
     private final AtomicInteger postedReceives = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** When a message last arrived, for choosing the connection to close at the connection bound. */
+    private volatile long lastReceiveNanos = System.nanoTime();
     private final AtomicBoolean freed = new AtomicBoolean();
     volatile QueuePair qp;
     volatile Connection connection;
@@ -203,6 +205,10 @@ final class ServerConnection {
         freeIfDone();
     }
 
+    long lastReceiveNanos() {
+        return lastReceiveNanos;
+    }
+
     int callsInFlight() {
         return calls.get();
     }
@@ -262,6 +268,7 @@ final class ServerConnection {
     }
 
     void onRecvCompletion(WorkCompletion wc) {
+        lastReceiveNanos = System.nanoTime();
         receiveTaken();
         if (!wc.ok()) {
             close();
