@@ -89,6 +89,47 @@ class ConnectionLimitsTest {
         }
     }
 
+    /**
+     * A compound of 1,000 ECHOs (MS-SMB2 3.3.5.2.7 sets no bound; the server's is 64 commands)
+     * ends its connection without an answer to any of it, and the server goes on serving others.
+     */
+    /** A compound of {@code count} ECHOs of {@code client}'s session, MessageIds from {@code firstMid}. */
+    private static byte[] echoCompound(RawSmbClient client, int count, long firstMid) {
+        int one = 72; // 64-byte header + 4-byte ECHO, padded to 8
+        java.nio.ByteBuffer chain = java.nio.ByteBuffer.allocate(count * one).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < count; i++) {
+            java.nio.ByteBuffer m = chain.slice(i * one, one).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            io.rdmagate.smb.mssmb2.Smb2Header.writeRequest(m, io.rdmagate.smb.mssmb2.Smb2Command.ECHO, 1, 1, 0,
+                    firstMid + i, 0, client.sessionId());
+            m.putShort(64, (short) 4);
+            if (i < count - 1) {
+                io.rdmagate.smb.mssmb2.Smb2Header.setNextCommand(m, one);
+            }
+        }
+        return chain.array();
+    }
+
+    /**
+     * A compound of 1,000 ECHOs (MS-SMB2 3.3.5.2.7 sets no bound; the server's is 64 commands)
+     * ends its connection, while one of 64 is served, and the server goes on serving others.
+     */
+    @Test
+    void aThousandCommandCompoundClosesItsConnectionAndOthersAreServed() throws Exception {
+        try (TestServer t = server(64, Duration.ofSeconds(30))) {
+            RawSmbClient user = new RawSmbClient(t.port()).logon();
+            RawSmbClient abuser = new RawSmbClient(t.port()).logon();
+            try (user; abuser) {
+                abuser.sendFrame(echoCompound(abuser, 64, 1000));
+                assertTrue(!abuser.closedByServer(20_000), "a compound of 64 is served");
+                abuser.sendFrame(echoCompound(abuser, 1000, 5000));
+                assertTrue(abuser.closedByServer(20_000), "the connection of the 1,000-command compound is closed");
+                assertEquals(NtStatus.SUCCESS, user.create("after-the-compound.txt", Smb2Create.OPLOCK_LEVEL_NONE,
+                        RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF).status());
+                assertTrue(!user.closedByServer(20_000), "the other client's connection stays");
+            }
+        }
+    }
+
     @Test
     void aFloodOfIdleConnectionsDoesNotLockAClientOut() throws Exception {
         try (TestServer t = server(8, Duration.ofSeconds(60))) {

@@ -116,6 +116,37 @@ final class RawSmbClient implements AutoCloseable {
         return f;
     }
 
+    /** Sends {@code message} as one frame, as it is (no header field filled in). */
+    void sendFrame(byte[] message) throws IOException {
+        int n = message.length;
+        synchronized (out) {
+            out.write(new byte[] {0, (byte) (n >> 16), (byte) (n >> 8), (byte) n});
+            out.write(message);
+            out.flush();
+        }
+    }
+
+    /** The session this client logged on with. */
+    long sessionId() {
+        return sessionId;
+    }
+
+    /** Whether the server closed the connection: a pending request completed exceptionally, or a read ended. */
+    boolean closedByServer(long millis) throws Exception {
+        try {
+            send(Smb2Command.ECHO, msgEcho()).get(millis, TimeUnit.MILLISECONDS);
+            return false;
+        } catch (java.util.concurrent.ExecutionException | IOException e) {
+            return true;
+        }
+    }
+
+    private static ByteBuffer msgEcho() {
+        ByteBuffer m = msg(4);
+        m.putShort(64, (short) 4);
+        return m;
+    }
+
     ByteBuffer call(int command, ByteBuffer m) throws Exception {
         return send(command, m).get(20, TimeUnit.SECONDS);
     }
