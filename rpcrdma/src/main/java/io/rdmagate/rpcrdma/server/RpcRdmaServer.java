@@ -210,15 +210,22 @@ public final class RpcRdmaServer implements AutoCloseable {
         return best;
     }
 
+    /** At most one warning about the connection bound every ten seconds: a flood must not become a flood of lines. */
+    private boolean warnDue() {
+        long now = System.nanoTime();
+        if (now - lastRefusalLog > REFUSAL_LOG_INTERVAL_NANOS) {
+            lastRefusalLog = now;
+            return true;
+        }
+        return false;
+    }
+
     private void onRequest(ConnectionRequest request) {
         if (open.incrementAndGet() > options.maxConnections()) {
             ServerConnection quiet = quietest();
             if (quiet != null) {
                 evicted.increment();
-                long now = System.nanoTime();
-                long last = lastRefusalLog;
-                if (now - last > REFUSAL_LOG_INTERVAL_NANOS) {
-                    lastRefusalLog = now;
+                if (warnDue()) {
                     LOG.warn("{} RPC-over-RDMA connections are open: closing the quietest, connection {}, for a new one"
                             + " from {} ({} closed so far)", options.maxConnections(), quiet.id(), request.remoteAddress(),
                             evicted.sum());
@@ -229,10 +236,7 @@ public final class RpcRdmaServer implements AutoCloseable {
         if (open.get() > options.maxConnections()) {
             open.decrementAndGet();
             refused.increment();
-            long now = System.nanoTime();
-            long last = lastRefusalLog;
-            if (now - last > REFUSAL_LOG_INTERVAL_NANOS) {
-                lastRefusalLog = now;
+            if (warnDue()) {
                 LOG.warn("RPC-over-RDMA connect from {} rejected: {} connections are open (limits.maxRdmaConnections);"
                         + " {} rejected so far", request.remoteAddress(), options.maxConnections(), refused.sum());
             }
