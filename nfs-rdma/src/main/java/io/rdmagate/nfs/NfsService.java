@@ -72,7 +72,8 @@ public final class NfsService implements ProtocolService {
                 .maxIoSize(limits.maxIoSize())
                 .limits(RpcLimits.DEFAULT.withMaxRecordSize(limits.maxRecordSize())
                         .withMaxConnections(limits.maxConnections())
-                        .withMaxConnectionsPerAddress(limits.maxConnectionsPerAddress()))
+                        .withMaxConnectionsPerAddress(limits.maxConnectionsPerAddress())
+                        .withRecordTimeout(limits.recordTimeout()))
                 .address(context.bindAddress(ListenerKind.NFS))
                 .ports(port(plan, ListenerKind.NFS), port(plan, ListenerKind.MOUNT), port(plan, ListenerKind.NLM),
                         port(plan, ListenerKind.NSM))

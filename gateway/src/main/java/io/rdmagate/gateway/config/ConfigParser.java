@@ -376,8 +376,13 @@ public final class ConfigParser {
                 throw m.error(recordLine, "maxRecordSize " + Sizes.format(maxRecord) + " must be larger than maxIoSize "
                         + Sizes.format(maxIo) + " (a WRITE carries headers beside its data)");
             }
-            m.finish("pool", "maxConnections", "maxConnectionsPerAddress", "maxIoSize", "maxRecordSize");
-            return new LimitsConfig(pool, maxConnections, perAddress, maxIo, maxRecord);
+            int recordTimeoutLine = m.lineOf("recordTimeout");
+            Duration recordTimeout = m.duration("recordTimeout", Duration.ofMinutes(2));
+            if (recordTimeout.isNegative() || !recordTimeout.isZero() && recordTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw m.error(recordTimeoutLine, "limits.recordTimeout must be 0 (never) or at least 1s");
+            }
+            m.finish("pool", "maxConnections", "maxConnectionsPerAddress", "maxIoSize", "maxRecordSize", "recordTimeout");
+            return new LimitsConfig(pool, maxConnections, perAddress, maxIo, maxRecord, recordTimeout);
         }
 
         /** Reads 'name', checks its form and that it is not taken (case-insensitively if asked). */

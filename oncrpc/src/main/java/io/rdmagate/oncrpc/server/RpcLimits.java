@@ -19,49 +19,57 @@ import java.time.Duration;
  * @param drcEntries          duplicate request cache entries (LRU); zero disables the cache
  * @param drcMaxAge           how long a cached reply may be replayed
  * @param drcChecksumBytes    argument bytes covered by the cache key's checksum
+ * @param recordTimeout       how long a record may take to arrive once its first byte has; a
+ *                            connection still sending it after that is closed; zero disables
  */
 public record RpcLimits(int maxRecordSize, int maxFragments, int maxInFlight, int maxConnections,
-        int maxConnectionsPerAddress, Duration idleTimeout, int drcEntries, Duration drcMaxAge, int drcChecksumBytes) {
+        int maxConnectionsPerAddress, Duration idleTimeout, int drcEntries, Duration drcMaxAge, int drcChecksumBytes,
+        Duration recordTimeout) {
 
     public static final RpcLimits DEFAULT = new RpcLimits(4 * 1024 * 1024 + 64 * 1024, 1024, 64, 1024, 512,
-            Duration.ofMinutes(6), 4096, Duration.ofMinutes(2), 256);
+            Duration.ofMinutes(6), 4096, Duration.ofMinutes(2), 256, Duration.ofMinutes(2));
 
     public RpcLimits {
-        if (maxRecordSize < 8 || maxFragments < 1 || maxInFlight < 1 || maxConnections < 1 || maxConnectionsPerAddress < 1 || drcEntries < 0
-                || drcChecksumBytes < 0 || idleTimeout.isNegative() || drcMaxAge.isNegative()) {
+        if (maxRecordSize < 8 || maxFragments < 1 || maxInFlight < 1 || maxConnections < 1
+                || maxConnectionsPerAddress < 1 || drcEntries < 0 || drcChecksumBytes < 0 || idleTimeout.isNegative()
+                || drcMaxAge.isNegative() || recordTimeout.isNegative()) {
             throw new IllegalArgumentException("bad RPC limits " + "(" + maxRecordSize + ", " + maxFragments + ", "
                     + maxInFlight + ", " + maxConnections + ", " + drcEntries + ", " + drcChecksumBytes + ")");
         }
     }
 
     public RpcLimits withMaxRecordSize(int v) {
-        return new RpcLimits(v, maxFragments, maxInFlight, maxConnections, maxConnectionsPerAddress, idleTimeout, drcEntries, drcMaxAge,
-                drcChecksumBytes);
+        return new RpcLimits(v, maxFragments, maxInFlight, maxConnections, maxConnectionsPerAddress, idleTimeout,
+                drcEntries, drcMaxAge, drcChecksumBytes, recordTimeout);
     }
 
     public RpcLimits withMaxInFlight(int v) {
-        return new RpcLimits(maxRecordSize, maxFragments, v, maxConnections, maxConnectionsPerAddress, idleTimeout, drcEntries, drcMaxAge,
-                drcChecksumBytes);
+        return new RpcLimits(maxRecordSize, maxFragments, v, maxConnections, maxConnectionsPerAddress, idleTimeout,
+                drcEntries, drcMaxAge, drcChecksumBytes, recordTimeout);
     }
 
     public RpcLimits withMaxConnections(int v) {
-        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, v, maxConnectionsPerAddress, idleTimeout, drcEntries, drcMaxAge,
-                drcChecksumBytes);
+        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, v, maxConnectionsPerAddress, idleTimeout,
+                drcEntries, drcMaxAge, drcChecksumBytes, recordTimeout);
     }
 
     public RpcLimits withMaxConnectionsPerAddress(int v) {
         return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, v, idleTimeout, drcEntries,
-                drcMaxAge, drcChecksumBytes);
+                drcMaxAge, drcChecksumBytes, recordTimeout);
+    }
+
+    public RpcLimits withRecordTimeout(Duration v) {
+        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, maxConnectionsPerAddress,
+                idleTimeout, drcEntries, drcMaxAge, drcChecksumBytes, v);
     }
 
     public RpcLimits withIdleTimeout(Duration v) {
-        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, maxConnectionsPerAddress, v, drcEntries, drcMaxAge,
-                drcChecksumBytes);
+        return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, maxConnectionsPerAddress, v,
+                drcEntries, drcMaxAge, drcChecksumBytes, recordTimeout);
     }
 
     public RpcLimits withDrc(int entries, Duration maxAge) {
         return new RpcLimits(maxRecordSize, maxFragments, maxInFlight, maxConnections, maxConnectionsPerAddress,
-                idleTimeout, entries, maxAge,
-                drcChecksumBytes);
+                idleTimeout, entries, maxAge, drcChecksumBytes, recordTimeout);
     }
 }

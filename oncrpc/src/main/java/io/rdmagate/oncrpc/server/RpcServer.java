@@ -80,7 +80,7 @@ public final class RpcServer implements AutoCloseable {
                             if (!l.idleTimeout().isZero()) {
                                 p.addLast(new IdleStateHandler(0, 0, l.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
                             }
-                            p.addLast(new RecordMarkingDecoder(l.maxRecordSize(), l.maxFragments()));
+                            p.addLast(new RecordMarkingDecoder(l.maxRecordSize(), l.maxFragments(), l.recordTimeout()));
                             p.addLast(RecordMarkingEncoder.INSTANCE);
                             p.addLast(new RpcConnectionHandler(dispatcher, executor, l.maxInFlight()));
                         }

@@ -19,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * <br>Sanity checks: the limits are checked as soon as a fragment's mark has arrived, before its
  * bytes are accumulated, and a violation closes the connection (no reply: the xid may not have
  * arrived). A record shorter than 8 bytes cannot hold an xid and a msg_type, so it closes the
- * connection too; this covers empty records.
+ * connection too; this covers empty records. A record that is still incomplete
+ * {@code recordTimeout} after its first byte arrived closes the connection when more of it
+ * trickles in (a slowloris client keeps its connection looking busy, so the idle timeout and the
+ * quietest-first eviction would never pick it); a silent one is left to the idle timeout.
  */
 public final class RecordMarkingDecoder extends ByteToMessageDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(RecordMarkingDecoder.class);
@@ -32,15 +35,43 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
     /** Fragments of the record being gathered; counted here, since a composite may merge its components. */
     private int partialFragments;
     private boolean failed;
+    private final long recordTimeoutNanos;
+    /** Whether bytes of a record not yet complete have arrived, and since when. */
+    private boolean inRecord;
+    private long recordStartNanos;
 
+    /** Without a deadline for completing a record. */
     public RecordMarkingDecoder(int maxRecordSize, int maxFragments) {
+        this(maxRecordSize, maxFragments, java.time.Duration.ZERO);
+    }
+
+    /** {@code recordTimeout} zero: no deadline. */
+    public RecordMarkingDecoder(int maxRecordSize, int maxFragments, java.time.Duration recordTimeout) {
         this.maxRecordSize = maxRecordSize;
         this.maxFragments = maxFragments;
+        this.recordTimeoutNanos = recordTimeout.isZero() ? Long.MAX_VALUE : recordTimeout.toNanos();
         setCumulator(COMPOSITE_CUMULATOR); // received buffers are kept, not merged by copying
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        long now = System.nanoTime();
+        if (!inRecord && in.isReadable()) {
+            inRecord = true;
+            recordStartNanos = now;
+        }
+        decodeRecords(ctx, in, out, now);
+        if (failed) {
+            return;
+        }
+        if (!in.isReadable() && partial == null) {
+            inRecord = false;
+        } else if (now - recordStartNanos > recordTimeoutNanos) {
+            fail(ctx, in, "a record still incomplete " + (now - recordStartNanos) / 1_000_000 + " ms after its first byte");
+        }
+    }
+
+    private void decodeRecords(ChannelHandlerContext ctx, ByteBuf in, List<Object> out, long now) {
         while (!failed && in.readableBytes() >= 4) {
             int mark = in.getInt(in.readerIndex());
             boolean last = (mark & LAST_FRAGMENT) != 0;
@@ -62,6 +93,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
                     return;
                 }
                 out.add(fragment);
+                recordStartNanos = now; // the next record starts with what follows
                 continue;
             }
             if (partial == null) {
@@ -87,6 +119,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
                     return;
                 }
                 out.add(record);
+                recordStartNanos = now;
             }
         }
         if (failed) {

@@ -232,6 +232,37 @@ class RpcServerEndToEndTest {
         }
     }
 
+    /**
+     * Slowloris: a client that sends one byte of a record every 50 ms keeps its connection busy,
+     * so neither the idle timeout nor the quietest-first eviction would ever close it; the record
+     * deadline does, while a client whose calls complete stays.
+     */
+    @Test
+    void aRecordTricklingInPastTheRecordTimeoutClosesItsConnection() throws Exception {
+        start(RpcLimits.DEFAULT.withRecordTimeout(java.time.Duration.ofSeconds(1)));
+        RpcClient fine = client();
+        try (java.net.Socket trickle = new java.net.Socket(LOOPBACK, server.port())) {
+            trickle.setSoTimeout(50);
+            java.io.OutputStream out = trickle.getOutputStream();
+            byte[] record = {(byte) 0x80, 0, 0, 100}; // a last fragment of 100 bytes, sent a byte at a time
+            long end = System.nanoTime() + T.toNanos();
+            boolean closed = false;
+            for (int i = 0; !closed && System.nanoTime() < end; i++) {
+                try {
+                    out.write(i < record.length ? record[i] : 0);
+                    out.flush();
+                    closed = trickle.getInputStream().read() == -1; // the pacing of the trickle, and the check
+                } catch (java.net.SocketTimeoutException stillOpen) {
+                    // not closed yet: the next byte
+                } catch (java.io.IOException reset) {
+                    closed = true;
+                }
+            }
+            assertTrue(closed, "the trickling connection is closed at the record deadline");
+        }
+        assertTrue(fine.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess(), "a normal client stays");
+    }
+
     @Test
     void aPayloadGoesOutWithoutACopyAndIsReleased() throws Exception {
         start(RpcLimits.DEFAULT);

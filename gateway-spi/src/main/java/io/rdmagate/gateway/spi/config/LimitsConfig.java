@@ -9,7 +9,8 @@ import io.rdmagate.vfs.memory.PoolLimits;
  * @param maxConnectionsPerAddress connections open at once per TCP listener from one source address
  * @param maxIoSize     the largest READ or WRITE payload offered to clients
  * @param maxRecordSize the largest RPC record or SMB message accepted
+ * @param recordTimeout how long an RPC record may take to arrive once its first byte has
  */
 public record LimitsConfig(PoolLimits pool, int maxConnections, int maxConnectionsPerAddress, int maxIoSize,
-        int maxRecordSize) {
+        int maxRecordSize, java.time.Duration recordTimeout) {
 }
