@@ -58,6 +58,8 @@ final class RawSmbClient implements AutoCloseable {
 
     /** When not null, every request sent is added here (seeds for the fuzz campaigns). */
     volatile List<Sent> sent;
+    /** Completes when the read loop ends: the server closed or reset the connection. */
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
 
     RawSmbClient(int port) throws IOException {
         socket = new Socket(InetAddress.getLoopbackAddress(), port);
@@ -94,6 +96,7 @@ final class RawSmbClient implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
+            ended.complete(null);
             pending.values().forEach(f -> f.completeExceptionally(e));
         }
     }
@@ -107,6 +110,9 @@ final class RawSmbClient implements AutoCloseable {
         }
         CompletableFuture<ByteBuffer> f = new CompletableFuture<>();
         pending.put(mid, f);
+        if (ended.isDone()) {
+            f.completeExceptionally(new IOException("connection closed by the server"));
+        }
         int n = m.limit();
         synchronized (out) {
             out.write(new byte[] {0, (byte) (n >> 16), (byte) (n >> 8), (byte) n});
@@ -129,6 +135,22 @@ final class RawSmbClient implements AutoCloseable {
     /** The session this client logged on with. */
     long sessionId() {
         return sessionId;
+    }
+
+    /**
+     * Whether the server closes the connection within {@code millis}, sending nothing: unlike
+     * {@link #closedByServer}, no ECHO races a request the server is still processing (the server
+     * serves a connection's frames concurrently, so an ECHO sent after may be answered first).
+     */
+    boolean endsWithin(long millis) throws InterruptedException {
+        try {
+            ended.get(millis, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return false;
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** Whether the server closed the connection: a pending request completed exceptionally, or a read ended. */
