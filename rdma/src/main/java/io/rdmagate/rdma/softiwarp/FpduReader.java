@@ -11,8 +11,16 @@ import java.util.zip.CRC32C;
 
 /**
  * The receive direction: reads one MPA FPDU at a time, checks its DDP/RDMAP header, asks the
- * queue pair where its payload belongs, and reads the payload from the socket straight into that
- * registered memory; then checks pad and CRC and lets the queue pair deliver.
+ * queue pair where its payload belongs, and places the payload in that registered memory; then
+ * checks pad and CRC and lets the queue pair deliver.
+ *
+ * <p>Operation: the socket is read in blocks of up to {@link #STAGING} bytes, so one system call
+ * brings the headers, small payloads and trailers of several FPDUs (a burst of RPC calls, the
+ * trailer of one FPDU with the header of the next). Payload found there is copied to its place;
+ * the rest of a payload of {@link #DIRECT_READ} bytes or more is read from the socket
+ * straight into registered memory, with no copy. After such a payload the next read takes only
+ * {@link #SMALL_READ_AHEAD} bytes (the trailer and the next header), so that a stream of large
+ * FPDUs is read with two system calls each and nearly none of its payload is copied.
  *
  * <p>Accepts: DDP and RDMAP version 1; tagged Write and Read Response; untagged Send (all four
  * kinds) on queue 0, Read Request (exactly 28 bytes, one segment) on queue 1, Terminate (at most
@@ -22,6 +30,12 @@ import java.util.zip.CRC32C;
  */
 final class FpduReader {
     static final int MAX_TERMINATE = Rdmap.TERMINATE_BODY + 2 + Rdmap.UNTAGGED_HEADER + Rdmap.READ_REQUEST_BODY + 32;
+    /** Bytes read from the socket at once. */
+    static final int STAGING = 32 << 10;
+    /** A payload this large is read from the socket into its place, but for what was already staged. */
+    static final int DIRECT_READ = 8 << 10;
+    /** What a read takes after a large payload: a trailer and the next header, with room to spare. */
+    static final int SMALL_READ_AHEAD = 64;
 
     /** Where segments go; every method validates before the payload is read. */
     interface Placement {
@@ -46,6 +60,10 @@ final class FpduReader {
     private final ByteBuffer body = ByteBuffer.allocateDirect(MAX_TERMINATE);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
     private final CRC32C crc32c = new CRC32C();
+    /** Bytes read ahead, unread between position and limit. */
+    private final ByteBuffer staged = ByteBuffer.allocateDirect(STAGING).limit(0);
+    /** How much the next read of the socket may take: all of {@link #STAGING} unless the last payload was large. */
+    private int readAhead = STAGING;
 
     FpduReader(ReadableByteChannel channel, boolean crc, Placement placement) {
         this.channel = channel;
@@ -136,11 +154,30 @@ final class FpduReader {
         }
     }
 
-    /** Reads the payload into its places (straight into registered memory). */
+    /** Places the payload: what is staged by copy, the rest of a large one straight from the socket. */
     private void read(List<MemorySegment> targets) throws IOException {
+        long total = 0;
+        for (MemorySegment t : targets) {
+            total += t.byteSize();
+        }
+        boolean large = total >= DIRECT_READ;
+        readAhead = large ? SMALL_READ_AHEAD : STAGING;
         for (MemorySegment t : targets) {
             ByteBuffer b = t.asByteBuffer();
-            readFully(b, false);
+            while (b.hasRemaining()) {
+                if (!staged.hasRemaining() && large) {
+                    if (channel.read(b) < 0) {
+                        throw new EOFException("connection closed inside an FPDU");
+                    }
+                    continue;
+                }
+                if (!staged.hasRemaining()) {
+                    stage(1, false);
+                }
+                int k = Math.min(staged.remaining(), b.remaining());
+                b.put(b.position(), staged, staged.position(), k).position(b.position() + k);
+                staged.position(staged.position() + k);
+            }
             if (crc) {
                 crc32c.update(b.flip());
             }
@@ -162,21 +199,44 @@ final class FpduReader {
         }
     }
 
+    /** Fills {@code b} (from position to limit) from the staged bytes, reading the socket as needed. */
     private boolean readFully(ByteBuffer b, boolean eofAllowedAtStart) throws IOException {
-        boolean start = b.position() == 0;
-        while (b.hasRemaining()) {
-            if (channel.read(b) < 0) {
-                if (eofAllowedAtStart && start && b.position() == 0) {
-                    return false;
-                }
-                throw new EOFException("connection closed inside an FPDU");
-            }
+        if (!stage(b.remaining(), eofAllowedAtStart && b.position() == 0)) {
+            return false;
         }
+        int k = b.remaining();
+        b.put(b.position(), staged, staged.position(), k).position(b.limit());
+        staged.position(staged.position() + k);
         if (crc && b == header) {
             // the CRC covers the header as read; fold it in once it is complete
             ByteBuffer d = b.duplicate();
             d.position(b.limit() == 4 ? 0 : 4).limit(b.limit());
             crc32c.update(d);
+        }
+        return true;
+    }
+
+    /**
+     * Reads the socket until at least {@code n} bytes (at most {@link #STAGING}) are staged.
+     * Returns false at an end of stream with nothing staged when {@code eofAllowed}.
+     */
+    private boolean stage(int n, boolean eofAllowed) throws IOException {
+        if (staged.remaining() >= n) {
+            return true;
+        }
+        staged.compact();
+        staged.limit(Math.min(STAGING, Math.max(n, readAhead)));
+        try {
+            while (staged.position() < n) {
+                if (channel.read(staged) < 0) {
+                    if (eofAllowed && staged.position() == 0) {
+                        return false;
+                    }
+                    throw new EOFException("connection closed inside an FPDU");
+                }
+            }
+        } finally {
+            staged.flip();
         }
         return true;
     }

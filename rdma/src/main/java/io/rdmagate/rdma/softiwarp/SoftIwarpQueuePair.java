@@ -28,15 +28,16 @@ import org.slf4j.LoggerFactory;
  * A queue pair of the software iWARP provider, on one TCP connection after the MPA exchange.
  *
  * <p>Operation: a transmit thread takes work in order from one queue (posted sends, RDMA Read
- * Responses the receive side owes, a Terminate) and writes it with {@link FpduWriter}. A receive
- * thread reads FPDUs with {@link FpduReader} and, as its {@link FpduReader.Placement}, checks every
- * segment against the queue pair's state before its payload is read: STag, rights and bounds for
- * tagged data (RFC 5040 §5.2.1, §6.4), queue, MSN and MO for untagged (RFC 5041 §5.3), the IRD for
- * Read Requests. A violation sends a Terminate and ends the connection; both directions then
- * flush. Sends and Writes complete when handed to TCP (iWARP's local completion), Reads when their
- * last Read Response segment is placed; those successes are delivered to their completion queue's
- * handler on the transmit or receive thread itself ({@code offerInline}), flushes on the queue's
- * delivery thread.
+ * Responses the receive side owes, a Terminate) and gathers its FPDUs with {@link FpduWriter},
+ * writing them in one gathering write when the queue runs empty (or the batch is full, or an RDMA
+ * Read must wait for a credit). A receive thread reads FPDUs with {@link FpduReader} and, as its
+ * {@link FpduReader.Placement}, checks every segment against the queue pair's state before its
+ * payload is placed: STag, rights and bounds for tagged data (RFC 5040 §5.2.1, §6.4), queue, MSN
+ * and MO for untagged (RFC 5041 §5.3), the IRD for Read Requests. A violation sends a Terminate
+ * and ends the connection; both directions then flush. Sends and Writes complete when their batch
+ * is handed to TCP (iWARP's local completion), Reads when their last Read Response segment is
+ * placed; those successes are delivered to their completion queue's handler on the transmit or
+ * receive thread itself ({@code offerInline}), flushes on the queue's delivery thread.
  */
 final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
     private static final Logger log = LoggerFactory.getLogger(SoftIwarpQueuePair.class);
@@ -108,6 +109,8 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
     private final Semaphore readCredits;
     private final AtomicInteger inboundReadsInFlight = new AtomicInteger();
     private final AtomicInteger sendsInFlight = new AtomicInteger();
+    /** Sends and Writes in the writer's batch, completed when it is flushed; the transmit thread's own. */
+    private final ArrayList<SendWr> batched = new ArrayList<>();
     private int expectedMsn = 1;
     private int expectedReadMsn = 1;
     private Inbound inbound;
@@ -193,9 +196,14 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
         try {
             rtrReceived.await();
             while (true) {
-                Job job = jobs.take();
+                Job job = jobs.poll();
+                if (job == null) {
+                    flushBatch(); // the queue ran empty: what was gathered goes out in one write
+                    job = jobs.take();
+                }
                 switch (job) {
                     case TerminateJob t -> {
+                        abandonBatch();
                         writer.terminate(t.cause());
                         return;
                     }
@@ -219,7 +227,9 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
                         try {
                             transmit(w.wr());
                         } catch (IOException | InterruptedException e) {
-                            // the connection ended under this request: it is flushed like the rest
+                            // the connection ended under this request: it is flushed like the rest,
+                            // after those gathered before it
+                            abandonBatch();
                             if (!isQueuedRead(w.wr())) {
                                 complete(w.wr(), WcStatus.WR_FLUSH_ERROR);
                             }
@@ -229,14 +239,44 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
                 }
             }
         } catch (IOException e) {
+            abandonBatch();
             fail("connection lost while sending: " + e.getMessage(), null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            abandonBatch();
             if (state != State.CONNECTED) {
                 closeChannel();
             }
         }
+    }
+
+    /**
+     * Writes the gathered FPDUs and completes the Sends and Writes among them (iWARP completes
+     * those once TCP has them). Once the connection has failed, nothing more is written: they
+     * are flushed in error instead.
+     */
+    private void flushBatch() throws IOException {
+        if (state != State.CONNECTED) {
+            abandonBatch();
+            return;
+        }
+        if (writer.pending()) {
+            writer.flush();
+        }
+        for (int i = 0; i < batched.size(); i++) {
+            succeeded(batched.get(i));
+        }
+        batched.clear();
+    }
+
+    /** Drops the unwritten batch; its Sends and Writes complete as flushed. */
+    private void abandonBatch() {
+        writer.discard();
+        for (int i = 0; i < batched.size(); i++) {
+            complete(batched.get(i), WcStatus.WR_FLUSH_ERROR);
+        }
+        batched.clear();
     }
 
     private void transmit(SendWr wr) throws IOException, InterruptedException {
@@ -261,7 +301,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
         switch (wr.opcode()) {
             case RDMA_WRITE -> {
                 writer.tagged(Rdmap.OP_WRITE, wr.rkey(), wr.remoteAddress(), local);
-                succeeded(wr);
+                batched.add(wr);
             }
             case RDMA_READ -> {
                 if (outboundReads == 0) {
@@ -272,7 +312,10 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
                 long remoteOff = 0;
                 for (int i = 0; i < wr.sgl().size(); i++) {
                     Sge s = wr.sgl().get(i);
-                    readCredits.acquire();
+                    if (!readCredits.tryAcquire()) {
+                        flushBatch(); // the responses that free a credit need the requests out first
+                        readCredits.acquire();
+                    }
                     if (state != State.CONNECTED) {
                         if (i == 0) {
                             complete(wr, WcStatus.WR_FLUSH_ERROR); // parts already sent were flushed with the reads
@@ -288,7 +331,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
             }
             default -> {
                 writer.send(Rdmap.sendOpcode(wr.opcode()), wr.opcode().invalidates() ? wr.invalidateRkey() : 0, local);
-                succeeded(wr);
+                batched.add(wr);
             }
         }
     }
