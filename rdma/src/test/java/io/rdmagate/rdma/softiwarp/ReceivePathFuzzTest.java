@@ -45,6 +45,26 @@ class ReceivePathFuzzTest {
         }
     }
 
+    /** The receive side reads ahead of the FPDU it handles: however the socket splits the stream, the same bytes land. */
+    @Test
+    void trafficSplitAnywhereByTheSocketIsPlacedAlike() throws Exception {
+        byte[] whole;
+        try (ReceivePathHarness h = new ReceivePathHarness()) {
+            h.run(validTraffic(h, true), true);
+            whole = h.placed();
+        }
+        for (int chunk : new int[] {1, 2, 3, 5, 7, 19, 64, 1000}) {
+            try (ReceivePathHarness h = new ReceivePathHarness()) {
+                assertEquals(QueuePair.State.ERROR, h.run(validTraffic(h, true), true, chunk), "ends at end of stream");
+                assertEquals(0, h.device.accessViolations(), "chunks of " + chunk);
+                assertEquals(0, h.device.internalErrors(), "chunks of " + chunk);
+                org.junit.jupiter.api.Assertions.assertArrayEquals(whole, h.placed(), "chunks of " + chunk);
+            }
+        }
+        assertTrue(java.util.stream.IntStream.range(0, whole.length).anyMatch(i -> whole[i] != (byte) 0xA5),
+                "the traffic placed something");
+    }
+
     @Test
     void mutatedTrafficNeverEscapes() throws Exception {
         Random rnd = new Random(20261202);
@@ -79,15 +99,21 @@ class ReceivePathFuzzTest {
     /** Sends into each posted receive (one in two segments), a Write, a Read Request, a zero-length Send. */
     private static byte[] validTraffic(ReceivePathHarness h, boolean crc) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.writeBytes(untagged(0x3, false, 0, 1, 0, new byte[300], crc));
-        out.writeBytes(untagged(0x3, true, 0, 1, 300, new byte[700], crc));
-        out.writeBytes(untagged(0x5, true, 0, 2, 0, new byte[10], crc));
-        out.writeBytes(tagged(0x0, h.region.rkey(), h.region.address() + 4000, new byte[96], crc));
+        out.writeBytes(untagged(0x3, false, 0, 1, 0, pattern(300, 1), crc));
+        out.writeBytes(untagged(0x3, true, 0, 1, 300, pattern(700, 2), crc));
+        out.writeBytes(untagged(0x5, true, 0, 2, 0, pattern(10, 3), crc));
+        out.writeBytes(tagged(0x0, h.region.rkey(), h.region.address() + 4000, pattern(96, 4), crc));
         ByteBuffer rr = ByteBuffer.allocate(28).putInt(0x99).putLong(0).putInt(512).putInt(h.region.rkey())
                 .putLong(h.region.address());
         out.writeBytes(untagged(0x1, true, 1, 1, 0, rr.array(), crc));
         out.writeBytes(untagged(0x3, true, 0, 3, 0, new byte[0], crc));
         return out.toByteArray();
+    }
+
+    private static byte[] pattern(int n, int seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
     }
 
     private static byte[] untagged(int opcode, boolean last, int qn, int msn, int mo, byte[] payload, boolean crc) {

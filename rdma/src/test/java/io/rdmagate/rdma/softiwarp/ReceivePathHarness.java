@@ -42,14 +42,24 @@ final class ReceivePathHarness implements AutoCloseable {
 
     /** Runs the receive path over {@code input} until it ends; returns the queue pair's final state. */
     QueuePair.State run(byte[] input, boolean crc) throws Exception {
+        return run(input, crc, Integer.MAX_VALUE);
+    }
+
+    /** As {@link #run(byte[], boolean)}, the socket handing over at most {@code maxChunk} bytes per read. */
+    QueuePair.State run(byte[] input, boolean crc, int maxChunk) throws Exception {
         QpConfig config = new QpConfig(pd, sendCq, recvCq, 64, 64, 4, 4, 4, ConnectionEvents.NONE);
-        SoftIwarpQueuePair qp = new SoftIwarpQueuePair(device, config, new Scripted(input), new Scripted(new byte[0]),
+        SoftIwarpQueuePair qp = new SoftIwarpQueuePair(device, config, new Scripted(input, maxChunk), new Scripted(new byte[0], 1),
                 new InetSocketAddress(0), new InetSocketAddress(0), crc, new byte[0], 4, 4, false);
         for (int i = 0; i < 4; i++) {
             qp.postReceive(RecvWr.of(i, region.sge(i * 1024L, 1024)));
         }
         qp.receiveLoop();
         return qp.state();
+    }
+
+    /** The registered region's bytes. */
+    byte[] placed() {
+        return whole.asSlice(PAGE, PAGE).toArray(ValueLayout.JAVA_BYTE);
     }
 
     boolean guardsIntact() {
@@ -72,10 +82,12 @@ final class ReceivePathHarness implements AutoCloseable {
     /** Reads from a byte array, swallows writes. */
     private static final class Scripted implements ByteChannel, GatheringByteChannel, ScatteringByteChannel {
         private final ByteBuffer in;
+        private final int maxChunk;
         private boolean open = true;
 
-        Scripted(byte[] bytes) {
+        Scripted(byte[] bytes, int maxChunk) {
             this.in = ByteBuffer.wrap(bytes);
+            this.maxChunk = maxChunk;
         }
 
         @Override
@@ -83,7 +95,7 @@ final class ReceivePathHarness implements AutoCloseable {
             if (!in.hasRemaining()) {
                 return -1;
             }
-            int n = Math.min(dst.remaining(), in.remaining());
+            int n = Math.min(Math.min(dst.remaining(), in.remaining()), maxChunk);
             ByteBuffer part = in.slice(in.position(), n);
             dst.put(part);
             in.position(in.position() + n);
@@ -98,6 +110,9 @@ final class ReceivePathHarness implements AutoCloseable {
                     break;
                 }
                 n += read(dsts[i]);
+                if (maxChunk != Integer.MAX_VALUE) {
+                    break; // one chunk per read, as a socket that has only so much
+                }
             }
             return n == 0 && !in.hasRemaining() ? -1 : n;
         }
