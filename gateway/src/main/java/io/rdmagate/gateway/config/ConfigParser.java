@@ -258,10 +258,11 @@ public final class ConfigParser {
             if (idle.isNegative() || !idle.isZero() && idle.compareTo(Duration.ofSeconds(1)) < 0) {
                 throw m.error(idleLine, "smb.idleTimeout must be 0 (never) or at least 1s");
             }
+            int handshakeMessage = (int) m.size("maxHandshakeMessageSize", d.maxHandshakeMessageSize(), 4096, 16 << 20);
             m.finish("signingRequired", "encryptAll", "guestAccount", "maxCredits", "maxInFlight", "oplockBreakTimeout",
-                    "durableTimeout", "durableMaxTimeout", "handshakeTimeout", "idleTimeout");
+                    "durableTimeout", "durableMaxTimeout", "handshakeTimeout", "idleTimeout", "maxHandshakeMessageSize");
             return new SmbConfig(signing, encrypt, guest, credits, inFlight, breakTimeout, durable, durableMax,
-                    handshake, idle);
+                    handshake, idle, handshakeMessage);
         }
 
         private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)

@@ -14,8 +14,11 @@ import org.slf4j.LoggerFactory;
  * length, then that many bytes of SMB message.
  *
  * <p>Accepts: session messages (type 0x00) of 1..maxMessageSize bytes, and NetBIOS keep-alives
- * (type 0x85), which it drops. Refuses (closes the connection): any other type, or a length above
- * maxMessageSize — checked as soon as the 4 header bytes arrive, before buffering anything.
+ * (type 0x85), which it drops. Until a session of the connection has authenticated, the bound is
+ * maxHandshakeMessageSize instead: NEGOTIATE and SESSION_SETUP are small, and a frame's buffer is
+ * allocated when its header arrives, so an anonymous client must not make the server set aside a
+ * WRITE's worth of memory per connection. Refuses (closes the connection): any other type, or a
+ * length above the bound — checked as soon as the 4 header bytes arrive, before buffering anything.
  *
  * <p>Where the bytes go: a frame that lies whole in one received buffer is passed on as a retained
  * slice of it, not copied. A frame that spans socket reads (every large WRITE: a read brings at most
@@ -28,6 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class NetBiosFrameDecoder extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(NetBiosFrameDecoder.class);
     private final int maxMessageSize;
+    private final int maxHandshakeMessageSize;
+    private final java.util.function.BooleanSupplier authenticated;
     private final SmbMetrics metrics;
     private final LongAdder copied;
     private int headerBytes;
@@ -36,8 +41,11 @@ public final class NetBiosFrameDecoder extends ChannelInboundHandlerAdapter {
     private boolean passedOn;
     private boolean refused;
 
-    public NetBiosFrameDecoder(int maxMessageSize, SmbMetrics metrics, PayloadCopies copies) {
+    public NetBiosFrameDecoder(int maxMessageSize, int maxHandshakeMessageSize,
+            java.util.function.BooleanSupplier authenticated, SmbMetrics metrics, PayloadCopies copies) {
         this.maxMessageSize = maxMessageSize;
+        this.maxHandshakeMessageSize = maxHandshakeMessageSize;
+        this.authenticated = authenticated;
         this.metrics = metrics;
         this.copied = copies.counter("tcp");
     }
@@ -81,9 +89,11 @@ public final class NetBiosFrameDecoder extends ChannelInboundHandlerAdapter {
                 if (type == 0x85) {
                     continue;
                 }
-                if (type != 0 || length == 0 || length > maxMessageSize) {
-                    log.warn("closing {}: NetBIOS message type 0x{} of {} bytes (limit {})",
-                            ctx.channel().remoteAddress(), Integer.toHexString(type), length, maxMessageSize);
+                int limit = authenticated.getAsBoolean() ? maxMessageSize : maxHandshakeMessageSize;
+                if (type != 0 || length == 0 || length > limit) {
+                    log.warn("closing {}: NetBIOS message type 0x{} of {} bytes (limit {}{})",
+                            ctx.channel().remoteAddress(), Integer.toHexString(type), length, limit,
+                            limit == maxMessageSize ? "" : " before a session is authenticated");
                     refused = true;
                     ctx.close();
                     return;

@@ -58,7 +58,8 @@ public final class SmbProtocolService implements ProtocolService {
                 guest, maxMessage, maxIo, g.smb().maxCredits(), g.smb().maxInFlight(), Duration.ofMillis(500),
                 context.pool(), context.payloadCopies(), g.smb().oplockBreakTimeout(), g.smb().durableTimeout(),
                 g.smb().durableMaxTimeout(), g.limits().maxConnections(), g.limits().maxConnectionsPerAddress(),
-                g.smb().handshakeTimeout(), g.smb().idleTimeout());
+                g.smb().handshakeTimeout(), g.smb().idleTimeout(),
+                Math.min(g.smb().maxHandshakeMessageSize(), maxMessage));
     }
 
     @Override

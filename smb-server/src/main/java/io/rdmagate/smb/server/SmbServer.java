@@ -168,7 +168,8 @@ public final class SmbServer implements AutoCloseable {
                         channels.add(ch);
                         SmbConnection conn = new SmbConnection(SmbServer.this);
                         ch.pipeline().addLast(limiter,
-                                new NetBiosFrameDecoder(config.maxMessageSize(), metrics, config.copies()), conn);
+                                new NetBiosFrameDecoder(config.maxMessageSize(), config.maxHandshakeMessageSize(),
+                                        () -> conn.authenticated, metrics, config.copies()), conn);
                         // a connection that never authenticates (silent, trickling, or stuck in SESSION_SETUP) ends
                         ch.eventLoop().schedule(() -> {
                             if (!conn.authenticated && ch.isActive()) {

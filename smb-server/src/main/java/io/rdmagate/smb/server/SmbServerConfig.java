@@ -24,12 +24,14 @@ import java.util.List;
  * @param handshakeTimeout how long a connection may take to authenticate a session before it is closed
  * @param idleTimeout      how long an authenticated connection with no open file and no request in
  *                         progress may send nothing before it is closed; zero disables
+ * @param maxHandshakeMessageSize the largest message accepted before a session of the connection is
+ *                         authenticated (checked on its length field, like maxMessageSize after)
  */
 public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
         boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
         int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
         Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, int maxConnections,
-        int maxConnectionsPerAddress, Duration handshakeTimeout, Duration idleTimeout) {
+        int maxConnectionsPerAddress, Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize) {
     /** Windows' Oplock Break Acknowledgment Timer (MS-SMB2 3.3.2.1 and its product note). */
     public static final Duration DEFAULT_OPLOCK_BREAK_TIMEOUT = Duration.ofSeconds(35);
 
@@ -58,6 +60,10 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         }
         if (maxMessageSize < maxIo + 4096) {
             throw new IllegalArgumentException("maxMessageSize must exceed maxIo by a header");
+        }
+        if (maxHandshakeMessageSize < 4096 || maxHandshakeMessageSize > maxMessageSize) {
+            throw new IllegalArgumentException("maxHandshakeMessageSize " + maxHandshakeMessageSize
+                    + " outside 4 KiB..maxMessageSize");
         }
     }
 

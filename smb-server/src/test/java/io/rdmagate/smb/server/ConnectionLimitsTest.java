@@ -63,6 +63,29 @@ class ConnectionLimitsTest {
         }
     }
 
+    /**
+     * Before a session is authenticated a message may be at most smb.maxHandshakeMessageSize (128 KiB):
+     * a header announcing a WRITE-sized frame closes the connection at once, with nothing buffered,
+     * long before the handshake deadline; after logon a 1 MiB WRITE goes through.
+     */
+    @Test
+    void aLargeFrameBeforeLogonClosesTheConnectionAndAfterLogonIsServed() throws Exception {
+        try (TestServer t = server(64, Duration.ofMinutes(5));
+                Socket anonymous = new Socket(InetAddress.getLoopbackAddress(), t.port())) {
+            int length = 1 << 20;
+            anonymous.getOutputStream().write(new byte[] {0, (byte) (length >> 16), (byte) (length >> 8), (byte) length});
+            assertTrue(closedByServer(anonymous), "a 1 MiB frame before any session is refused");
+            assertEquals(0, t.server.handshakeTimeouts(), "by its size, not by the handshake deadline");
+            try (RawSmbClient user = new RawSmbClient(t.port()).logon()) {
+                RawSmbClient.Created c = user.create("large-after-logon.bin", Smb2Create.OPLOCK_LEVEL_NONE,
+                        RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF);
+                assertEquals(NtStatus.SUCCESS, c.status());
+                assertEquals(NtStatus.SUCCESS, user.write(c.fileId(), 0, new byte[length]));
+                assertEquals(length, Files.size(tmp.resolve("export").resolve("large-after-logon.bin")));
+            }
+        }
+    }
+
     private static void eventually(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
         long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!condition.getAsBoolean()) {
@@ -82,8 +105,8 @@ class ConnectionLimitsTest {
                         RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF);
                 assertEquals(NtStatus.SUCCESS, open.status());
                 eventually(() -> t.server.idleClosed() == 1, "the connection with nothing open is closed");
-                assertEquals(2 - 1, t.server.openConnections(), "the one holding a file stays");
-                assertEquals(NtStatus.SUCCESS, holding.close(open.fileId()), "and is served");
+                eventually(() -> t.server.openConnections() == 2 - 1, "the idle one's channel is closed");
+                assertEquals(NtStatus.SUCCESS, holding.close(open.fileId()), "the one holding a file stays, and is served");
                 eventually(() -> t.server.idleClosed() == 2, "once its file is closed, it goes too when idle");
             }
         }

@@ -103,8 +103,13 @@ final class RawSmbClient implements AutoCloseable {
 
     /** Sends a request; the header's MessageId, SessionId and TreeId are filled in. */
     CompletableFuture<ByteBuffer> send(int command, ByteBuffer m) throws IOException {
-        long mid = nextMid.getAndIncrement();
-        Smb2Header.writeRequest(m, command, 1, 16, 0, mid, treeId, sessionId);
+        return send(command, m, 1);
+    }
+
+    /** As {@link #send(int, ByteBuffer)} with a CreditCharge (MS-SMB2 3.2.4.1.5): it takes that many MessageIds. */
+    CompletableFuture<ByteBuffer> send(int command, ByteBuffer m, int charge) throws IOException {
+        long mid = nextMid.getAndAdd(charge);
+        Smb2Header.writeRequest(m, command, charge, 16, 0, mid, treeId, sessionId);
         if (sent != null) {
             sent.add(new Sent(command, Arrays.copyOf(m.array(), m.limit())));
         }
@@ -404,7 +409,8 @@ final class RawSmbClient implements AutoCloseable {
         m.putShort(64, (short) 49).putShort(66, (short) 112).putInt(68, data.length).putLong(72, offset);
         f.write(m, 80);
         m.put(112, data);
-        return Smb2Header.status(call(Smb2Command.WRITE, m));
+        int charge = Math.max(1, (data.length + 65535) / 65536);
+        return Smb2Header.status(send(Smb2Command.WRITE, m, charge).get(20, TimeUnit.SECONDS));
     }
 
     int lock(FileId f, long offset, long length, int flags) throws Exception {

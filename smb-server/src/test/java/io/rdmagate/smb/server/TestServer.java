@@ -96,7 +96,8 @@ final class TestServer implements AutoCloseable {
                         new SmbShare("ro", vfs, "", true, false, false)),
                 List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
                 logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5), maxConnections,
-                maxConnections, handshakeTimeout, idleTimeout);
+                maxConnections, handshakeTimeout, idleTimeout,
+                io.rdmagate.gateway.spi.config.SmbConfig.DEFAULT_MAX_HANDSHAKE_MESSAGE_SIZE);
         this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port, metrics);
     }
 

@@ -15,10 +15,17 @@ import java.time.Duration;
  *                           SESSION_SETUP) before it is closed
  * @param idleTimeout        how long a connection with no open file and no request in progress may
  *                           send nothing before it is closed (Windows' autodisconnect); zero disables
+ * @param maxHandshakeMessageSize the largest message a connection may send before a session of it
+ *                           is authenticated (NEGOTIATE, SESSION_SETUP with its security token); a
+ *                           longer length field closes the connection before anything is buffered
  */
 public record SmbConfig(boolean signingRequired, boolean encryptAll, String guestAccount, int maxCredits,
         int maxInFlight, Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout,
-        Duration handshakeTimeout, Duration idleTimeout) {
+        Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize) {
+    /** Room for a Kerberos ticket of Windows' largest MaxTokenSize (65535) with its SMB2 headers. */
+    public static final int DEFAULT_MAX_HANDSHAKE_MESSAGE_SIZE = 128 << 10;
+
     public static final SmbConfig DEFAULT = new SmbConfig(false, false, null, 8192, 64, Duration.ofSeconds(35),
-            Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofSeconds(30), Duration.ofMinutes(15));
+            Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofSeconds(30), Duration.ofMinutes(15),
+            DEFAULT_MAX_HANDSHAKE_MESSAGE_SIZE);
 }
