@@ -128,12 +128,7 @@ class FirstRunTest {
 
     /** The value of one series line of a Prometheus text page; -1 if absent. */
     private static double counter(String page, String series) {
-        for (String line : page.split("\n")) {
-            if (line.startsWith(series + " ")) {
-                return Double.parseDouble(line.substring(series.length() + 1).strip());
-            }
-        }
-        return -1;
+        return HostGateway.counter(page, series);
     }
 
     private static void awaitStarted(Process p, Path log) throws IOException, InterruptedException {

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,6 +47,21 @@ public final class HostGateway implements AutoCloseable {
     /** With further top-level keys ({@code users:} ...) written before {@code transports:}. */
     public static HostGateway start(Path dir, String extra, String transports)
             throws IOException, InterruptedException {
+        return start(dir, extra, transports, null);
+    }
+
+    /**
+     * As {@link #start(Path, String, String)}, the export a tmpfs of {@code size} (say "4m") mounted in
+     * a mount namespace of the gateway's own: only the gateway sees it, and it goes when the gateway
+     * ends. Its state directory stays on the real disk.
+     */
+    public static HostGateway startOnTmpfs(Path dir, String size, String extra, String transports)
+            throws IOException, InterruptedException {
+        return start(dir, extra, transports, size);
+    }
+
+    private static HostGateway start(Path dir, String extra, String transports, String tmpfsSize)
+            throws IOException, InterruptedException {
         Path export = Files.createDirectories(dir.resolve("export"));
         Path state = dir.resolve("state");
         Path config = dir.resolve("rdmagate.yaml");
@@ -60,9 +77,17 @@ public final class HostGateway implements AutoCloseable {
                 """.formatted(state, export) + extra + "transports:\n" + transports);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = dir.resolve("rdmagate.log");
-        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+        List<String> cmd = new ArrayList<>();
+        if (tmpfsSize != null) {
+            // unshare and sh exec: the gateway keeps the child's pid, so stop() signals it directly
+            cmd.addAll(List.of("unshare", "--mount", "--propagation", "private", "sh", "-c",
+                    "mount -t tmpfs -o size=\"$1\" tmpfs \"$2\" && shift 2 && exec \"$@\"", "sh", tmpfsSize,
+                    export.toString()));
+        }
+        cmd.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
                 System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve", "--config",
-                config.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                config.toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             Matcher m = HTTP_LINE.matcher(Files.readString(log));
@@ -88,6 +113,23 @@ public final class HostGateway implements AutoCloseable {
 
     public int httpPort() {
         return httpPort;
+    }
+
+    /** The gateway's /metrics page, as Prometheus reads it. */
+    public String metrics() throws IOException, InterruptedException {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** The value of one series (name and labels as printed) on a /metrics page, or -1 when absent. */
+    public static double counter(String page, String series) {
+        for (String line : page.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).strip());
+            }
+        }
+        return -1;
     }
 
     public String log() throws IOException {

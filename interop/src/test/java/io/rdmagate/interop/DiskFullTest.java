@@ -1,0 +1,107 @@
+package io.rdmagate.interop;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rdmagate.gateway.users.NtHash;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real rdmagate on the host exporting a full filesystem (a 4 MiB tmpfs): an 8 MiB copy fails
+ * over NFS with NFS3ERR_NOSPC (libnfs's nfs-cp) and over SMB with STATUS_DISK_FULL (smbclient), the
+ * gateway neither crashes nor stops serving, and once the partial files are deleted through the
+ * clients, both protocols write and read back again.
+ */
+@Tag("interop")
+class DiskFullTest {
+    private static final String USER = "filler";
+    private static final String PASSWORD = "Filler-pass-1";
+
+    @TempDir
+    Path dir;
+
+    private record Run(int exit, String output) {
+    }
+
+    @Test
+    void aFullExportAnswersNoSpaceOverNfsAndSmbAndTheGatewayServesOn() throws Exception {
+        int nfs = HostGateway.freePort();
+        int mount = HostGateway.freePort();
+        int smb = HostGateway.freePort();
+        String transports = """
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
+                  rpcbind: {mode: off}
+                  smb: {port: %d}
+                """.formatted(nfs, mount, HostGateway.freePort(), HostGateway.freePort(), HostGateway.freePort(), smb);
+        String users = """
+                users:
+                  - {name: %s, uid: 0, gid: 0, ntHash: %s}
+                """.formatted(USER, NtHash.of(PASSWORD.toCharArray()));
+        Path work = Files.createDirectories(dir.resolve("client"));
+        Path big = work.resolve("big.bin");
+        Path small = work.resolve("small.bin");
+        Files.write(big, random(8 << 20, 1));
+        byte[] smallContent = random(64 << 10, 2);
+        Files.write(small, smallContent);
+        try (HostGateway gateway = HostGateway.startOnTmpfs(dir, "4m", users, transports)) {
+            Run nfsFull = run(work, "nfs-cp", big.toString(), url(nfs, mount, "big-nfs.bin"));
+            assertNotEquals(0, nfsFull.exit(), "an 8 MiB NFS copy onto 4 MiB fails: " + nfsFull.output());
+            Run smbFull = smbclient(work, smb, "put big.bin big-smb.bin");
+            assertTrue(smbFull.output().contains("NT_STATUS_DISK_FULL"), "with STATUS_DISK_FULL: " + smbFull.output());
+            // nfs-cp prints no status; the gateway's metrics name the one it answered
+            String metrics = gateway.metrics();
+            assertTrue(HostGateway.counter(metrics, "rdmagate_nfs_requests_total{procedure=\"WRITE\",program=\"nfs\","
+                    + "status=\"NFS3ERR_NOSPC\",version=\"3\"}") >= 1, "NFS3ERR_NOSPC answered:\n" + metrics);
+            assertTrue(HostGateway.counter(metrics, "rdmagate_nfs_requests_total{procedure=\"WRITE\",program=\"nfs\","
+                    + "status=\"NFS3ERR_SERVERFAULT\",version=\"3\"}") <= 0, "no fault:\n" + metrics);
+
+            Run cleared = smbclient(work, smb, "del big-nfs.bin; del big-smb.bin; ls");
+            assertEquals(0, cleared.exit(), cleared.output());
+            assertTrue(!cleared.output().contains("big-"), "the partial files are gone: " + cleared.output());
+
+            assertEquals(0, run(work, "nfs-cp", small.toString(), url(nfs, mount, "after-nfs.bin")).exit());
+            Run nfsBack = run(work, "nfs-cp", url(nfs, mount, "after-nfs.bin"), work.resolve("nfs-back.bin").toString());
+            assertEquals(0, nfsBack.exit(), nfsBack.output());
+            assertArrayEquals(smallContent, Files.readAllBytes(work.resolve("nfs-back.bin")), "NFS serves on");
+
+            Run smbBack = smbclient(work, smb, "put small.bin after-smb.bin; get after-smb.bin smb-back.bin");
+            assertEquals(0, smbBack.exit(), smbBack.output());
+            assertArrayEquals(smallContent, Files.readAllBytes(work.resolve("smb-back.bin")), "SMB serves on");
+            assertTrue(!gateway.log().contains("Exception"), "no exception in the gateway's log:\n" + gateway.log());
+        }
+    }
+
+    private static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private static String url(int nfs, int mount, String name) {
+        return "nfs://127.0.0.1/data/" + name + "?version=3&nfsport=" + nfs + "&mountport=" + mount;
+    }
+
+    private static Run smbclient(Path cwd, int port, String commands) throws Exception {
+        return run(cwd, "smbclient", "//127.0.0.1/data", "-p", String.valueOf(port), "-U", USER + "%" + PASSWORD,
+                "-m", "SMB3", "-c", commands);
+    }
+
+    private static Run run(Path cwd, String... cmd) throws Exception {
+        Process p = new ProcessBuilder(new ArrayList<>(List.of(cmd))).directory(cwd.toFile()).redirectErrorStream(true)
+                .start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), String.join(" ", cmd));
+        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+}
