@@ -45,6 +45,8 @@ final class Libc {
     static final long UTIME_OMIT = (1L << 30) - 2;
     static final int PROT_READ = 1;
     static final int MAP_SHARED = 1;
+    /** Sets up the page tables in mmap itself: one call instead of a fault per 4 KiB page on first touch. */
+    static final int MAP_POPULATE = 0x8000;
 
     static final int EPERM = 1;
     static final int ENOENT = 2;
@@ -610,11 +612,14 @@ final class Libc {
         }
     }
 
-    /** Maps {@code length} bytes at a page-aligned {@code offset} read-only; returns the address. */
+    /**
+     * Maps {@code length} bytes at a page-aligned {@code offset} read-only, populated (the reply is
+     * about to read every page of it); returns the address.
+     */
     static MemorySegment mmap(Arena a, int fd, long offset, long length) throws Errno {
         MemorySegment st = a.allocate(CAPTURE);
         try {
-            MemorySegment p = (MemorySegment) MMAP.invokeExact(st, MemorySegment.NULL, length, PROT_READ, MAP_SHARED, fd,
+            MemorySegment p = (MemorySegment) MMAP.invokeExact(st, MemorySegment.NULL, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd,
                     offset);
             if (p.address() == -1L) {
                 throw new Errno(errno(st), "mmap");
