@@ -35,7 +35,8 @@ public final class TransportHeader {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final RpcRdmaLimits limits;
-    private final int[] readAt;
+    /** Where each read segment starts: grown on demand up to the limits' count, like the overlap arrays. */
+    private int[] readAt;
     private final int[] writeAt;
     /** Segments seen so far, for the overlap check: grown on demand up to the limits' total. */
     private int[] overlapHandle;
@@ -61,10 +62,11 @@ public final class TransportHeader {
 
     public TransportHeader(RpcRdmaLimits limits) {
         this.limits = limits;
-        this.readAt = new int[limits.maxReadSegments()];
+        this.readAt = new int[Math.min(4, limits.maxReadSegments())];
         this.writeAt = new int[limits.maxWriteChunks()];
-        // a typical call names a few segments: a header costs little until one names many
-        allocateOverlaps(Math.min(16, maxSegments()));
+        // a typical call names a few segments: a header costs little until one names many (one is
+        // kept per posted receive of every connection, so an idle connection pays for few)
+        allocateOverlaps(Math.min(4, maxSegments()));
     }
 
     private int maxSegments() {
@@ -182,6 +184,9 @@ public final class TransportHeader {
             readBytes += Integer.toUnsignedLong(i(at + 8));
             if (readBytes > limits.maxReadBytes()) {
                 return chunk("read chunks longer than " + limits.maxReadBytes());
+            }
+            if (readCount == readAt.length) {
+                readAt = java.util.Arrays.copyOf(readAt, Math.min(limits.maxReadSegments(), readCount * 2));
             }
             readAt[readCount++] = at;
             at += 4 + RpcRdma.SEGMENT_BYTES;
@@ -370,6 +375,9 @@ public final class TransportHeader {
         dst.credits = credits;
         dst.proc = proc;
         dst.readCount = readCount;
+        if (dst.readAt.length < readCount) {
+            dst.readAt = java.util.Arrays.copyOf(dst.readAt, readCount);
+        }
         System.arraycopy(readAt, 0, dst.readAt, 0, readCount);
         dst.writeCount = writeCount;
         System.arraycopy(writeAt, 0, dst.writeAt, 0, writeCount);
