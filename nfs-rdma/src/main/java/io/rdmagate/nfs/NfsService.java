@@ -73,7 +73,8 @@ public final class NfsService implements ProtocolService {
                 .limits(RpcLimits.DEFAULT.withMaxRecordSize(limits.maxRecordSize())
                         .withMaxConnections(limits.maxConnections())
                         .withMaxConnectionsPerAddress(limits.maxConnectionsPerAddress())
-                        .withRecordTimeout(limits.recordTimeout()))
+                        .withRecordTimeout(limits.recordTimeout())
+                        .withSendTimeout(limits.sendTimeout()))
                 .address(context.bindAddress(ListenerKind.NFS))
                 .ports(port(plan, ListenerKind.NFS), port(plan, ListenerKind.MOUNT), port(plan, ListenerKind.NLM),
                         port(plan, ListenerKind.NSM))

@@ -382,8 +382,14 @@ public final class ConfigParser {
             if (recordTimeout.isNegative() || !recordTimeout.isZero() && recordTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
                 throw m.error(recordTimeoutLine, "limits.recordTimeout must be 0 (never) or at least 1s");
             }
-            m.finish("pool", "maxConnections", "maxConnectionsPerAddress", "maxIoSize", "maxRecordSize", "recordTimeout");
-            return new LimitsConfig(pool, maxConnections, perAddress, maxIo, maxRecord, recordTimeout);
+            int sendTimeoutLine = m.lineOf("sendTimeout");
+            Duration sendTimeout = m.duration("sendTimeout", Duration.ofMinutes(2));
+            if (sendTimeout.isNegative() || !sendTimeout.isZero() && sendTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw m.error(sendTimeoutLine, "limits.sendTimeout must be 0 (never) or at least 1s");
+            }
+            m.finish("pool", "maxConnections", "maxConnectionsPerAddress", "maxIoSize", "maxRecordSize", "recordTimeout",
+                    "sendTimeout");
+            return new LimitsConfig(pool, maxConnections, perAddress, maxIo, maxRecord, recordTimeout, sendTimeout);
         }
 
         /** Reads 'name', checks its form and that it is not taken (case-insensitively if asked). */

@@ -79,6 +79,7 @@ class ConfigParserTest {
         assertEquals(1024, c.limits().maxConnections());
         assertEquals(512, c.limits().maxConnectionsPerAddress());
         assertEquals(java.time.Duration.ofMinutes(2), c.limits().recordTimeout());
+        assertEquals(java.time.Duration.ofMinutes(2), c.limits().sendTimeout());
         assertEquals(1 << 20, c.limits().maxIoSize());
         assertEquals((1 << 20) + (64 << 10), c.limits().maxRecordSize());
         assertEquals(Path.of("state", "exports", "data"), c.exportStateDir("data"));

@@ -16,6 +16,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rdmagate.gateway.spi.net.ConnectionLimiter;
+import io.rdmagate.gateway.spi.net.SendDeadline;
 import io.rdmagate.oncrpc.tcp.RecordMarkingDecoder;
 import io.rdmagate.oncrpc.tcp.RecordMarkingEncoder;
 import io.rdmagate.oncrpc.tcp.RpcConnectionHandler;
@@ -77,6 +78,9 @@ public final class RpcServer implements AutoCloseable {
                             channels.add(ch);
                             var p = ch.pipeline();
                             p.addLast(limiter);
+                            if (!l.sendTimeout().isZero()) {
+                                p.addLast(new SendDeadline(l.sendTimeout(), () -> { }));
+                            }
                             if (!l.idleTimeout().isZero()) {
                                 p.addLast(new IdleStateHandler(0, 0, l.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
                             }

@@ -263,6 +263,44 @@ class RpcServerEndToEndTest {
         assertTrue(fine.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess(), "a normal client stays");
     }
 
+    /**
+     * A client that sends calls and never reads their replies: once its receive window and the
+     * server's socket buffer are full, its replies (and the pool memory they hold) would wait
+     * forever, and a connection with calls in flight is never idle. At the send deadline the
+     * connection is closed and the memory released, while a client that reads stays served.
+     */
+    @Test
+    void aClientThatTakesNoneOfItsRepliesIsClosedAtTheSendTimeout() throws Exception {
+        start(RpcLimits.DEFAULT.withSendTimeout(Duration.ofSeconds(1)));
+        try (IoMemoryPool pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE)) {
+            IoMemoryPool.Account account = pool.account("test");
+            toy.payloads = () -> {
+                try {
+                    return account.lease(256 << 10);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+            RpcClient fine = client();
+            try (java.net.Socket stalled = new java.net.Socket()) {
+                stalled.setReceiveBufferSize(4096);
+                stalled.connect(server.tcpAddress());
+                ByteBuf calls = Unpooled.buffer();
+                for (int xid = 1; xid <= 64; xid++) {
+                    ByteBuf call = CallHeaders.write(Unpooled.buffer(), xid, ToyProgram.PROG, 2, ToyProgram.PAYLOAD, ALICE);
+                    calls.writeInt(0x80000000 | call.readableBytes()).writeBytes(call);
+                }
+                stalled.getOutputStream().write(ByteBufUtil.getBytes(calls));
+                eventually(() -> pool.leasedBytes() > 0, "replies wait for the stalled client");
+                eventually(() -> server.openConnections() == 1, "the stalled connection is closed at the send deadline");
+                eventually(() -> pool.leasedBytes() == 0, "and what its replies held is released");
+                var r = fine.call(ToyProgram.PROG, 2, ToyProgram.PAYLOAD, new byte[0], T).results();
+                assertEquals(1, r.readInt());
+                assertEquals(256 << 10, r.readOpaque(1 << 20).length, "a client that reads stays served");
+            }
+        }
+    }
+
     @Test
     void aPayloadGoesOutWithoutACopyAndIsReleased() throws Exception {
         start(RpcLimits.DEFAULT);

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * bytes of the transport stream (NetBIOS headers, SMB2 messages, payloads);
  * <li>{@code rdmagate_smb_connections{transport}} (open now), {@code rdmagate_smb_connections_accepted_total{transport}},
  * {@code rdmagate_smb_connections_closed_total{transport,reason}}: closed by the server to make room for a new
- * client at the connection bound ({@code reason="evicted"}), for not authenticating in time ({@code "handshake"}) or for staying idle with no open file ({@code "idle"});
+ * client at the connection bound ({@code reason="evicted"}), for not authenticating in time ({@code "handshake"}) for staying idle with no open file ({@code "idle"}), or for taking none of its responses for smb.sendTimeout ({@code "send"});
  * <li>{@code rdmagate_smb_sessions}: sessions authenticated now (MS-SMB2 3.3.1.5 GlobalSessionTable, state VALID);
  * <li>{@code rdmagate_smb_breaks_sent_total{kind}}: oplock and lease break notifications sent.
  * </ul>
@@ -92,6 +92,9 @@ public final class SmbMetrics {
         io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.connections.closed", server,
                 SmbServer::idleClosed).description("SMB connections the server closed").tag("transport", "tcp")
                 .tag("reason", "idle").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.connections.closed", server,
+                SmbServer::sendTimeouts).description("SMB connections the server closed").tag("transport", "tcp")
+                .tag("reason", "send").register(registry);
         Gauge.builder("rdmagate.smb.sessions", server, SmbServer::validSessions)
                 .description("SMB sessions authenticated now").register(registry);
         oplockBreaks = Counter.builder("rdmagate.smb.breaks.sent").description("oplock and lease breaks sent")

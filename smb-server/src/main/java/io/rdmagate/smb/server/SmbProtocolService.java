@@ -59,7 +59,7 @@ public final class SmbProtocolService implements ProtocolService {
                 context.pool(), context.payloadCopies(), g.smb().oplockBreakTimeout(), g.smb().durableTimeout(),
                 g.smb().durableMaxTimeout(), g.limits().maxConnections(), g.limits().maxConnectionsPerAddress(),
                 g.smb().handshakeTimeout(), g.smb().idleTimeout(),
-                Math.min(g.smb().maxHandshakeMessageSize(), maxMessage));
+                Math.min(g.smb().maxHandshakeMessageSize(), maxMessage), g.limits().sendTimeout());
     }
 
     @Override

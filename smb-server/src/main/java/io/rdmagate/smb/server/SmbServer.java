@@ -76,6 +76,7 @@ public final class SmbServer implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder handshakeTimeouts = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder internalErrors = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder idleClosed = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder sendTimeouts = new java.util.concurrent.atomic.LongAdder();
 
     private final SmbMetrics metrics;
     private final RateLimitedLog denials = RateLimitedLog.perMinute(LoggerFactory.getLogger(SECURITY_LOG));
@@ -167,6 +168,10 @@ public final class SmbServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         SmbConnection conn = new SmbConnection(SmbServer.this);
+                        if (!config.sendTimeout().isZero()) {
+                            ch.pipeline().addLast(new io.rdmagate.gateway.spi.net.SendDeadline(config.sendTimeout(),
+                                    sendTimeouts::increment));
+                        }
                         ch.pipeline().addLast(limiter,
                                 new NetBiosFrameDecoder(config.maxMessageSize(), config.maxHandshakeMessageSize(),
                                         () -> conn.authenticated, metrics, config.copies()), conn);
@@ -216,6 +221,11 @@ public final class SmbServer implements AutoCloseable {
             }
         }, period, period, java.util.concurrent.TimeUnit.NANOSECONDS);
         ch.closeFuture().addListener(f -> check.cancel(false));
+    }
+
+    /** Connections closed because their client took none of their responses for the send timeout. */
+    public long sendTimeouts() {
+        return sendTimeouts.sum();
     }
 
     /** Connections closed for being idle with no open file. */

@@ -26,12 +26,15 @@ import java.util.List;
  *                         progress may send nothing before it is closed; zero disables
  * @param maxHandshakeMessageSize the largest message accepted before a session of the connection is
  *                         authenticated (checked on its length field, like maxMessageSize after)
+ * @param sendTimeout      how long responses may wait without the client taking any of them before the
+ *                         connection is closed (limits.sendTimeout); zero disables
  */
 public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
         boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
         int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
         Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, int maxConnections,
-        int maxConnectionsPerAddress, Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize) {
+        int maxConnectionsPerAddress, Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize,
+        Duration sendTimeout) {
     /** Windows' Oplock Break Acknowledgment Timer (MS-SMB2 3.3.2.1 and its product note). */
     public static final Duration DEFAULT_OPLOCK_BREAK_TIMEOUT = Duration.ofSeconds(35);
 
@@ -43,6 +46,9 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         }
         if (maxConnections < 1 || maxConnectionsPerAddress < 1) {
             throw new IllegalArgumentException("maxConnections " + maxConnections + ", per address " + maxConnectionsPerAddress);
+        }
+        if (sendTimeout == null || sendTimeout.isNegative()) {
+            throw new IllegalArgumentException("sendTimeout " + sendTimeout);
         }
         if (idleTimeout == null || idleTimeout.isNegative()) {
             throw new IllegalArgumentException("idleTimeout " + idleTimeout);

@@ -112,6 +112,42 @@ class ConnectionLimitsTest {
         }
     }
 
+    /**
+     * A client that sends READs and takes none of the responses: once its receive window and the
+     * server's socket buffer are full, the responses (and the pool memory of their data) would wait
+     * forever, and a connection with an open file is never idle. At the send deadline (limits.sendTimeout)
+     * the connection is closed and the memory released; another client is served throughout.
+     */
+    @Test
+    void aClientThatTakesNoneOfItsResponsesIsClosedAtTheSendTimeout() throws Exception {
+        Path export = Files.createDirectories(tmp.resolve("export"));
+        byte[] content = new byte[1 << 20];
+        new java.util.Random(3).nextBytes(content);
+        Files.write(export.resolve("big.bin"), content);
+        try (TestServer t = TestServer.limited(export, Files.createDirectories(tmp.resolve("state")), 64,
+                Duration.ofSeconds(30), Duration.ZERO, Duration.ofSeconds(1))) {
+            RawSmbClient stalled = new RawSmbClient(t.port()).logon();
+            RawSmbClient fine = new RawSmbClient(t.port()).logon();
+            try (stalled; fine) {
+                RawSmbClient.Created big = stalled.create("big.bin", Smb2Create.OPLOCK_LEVEL_NONE, RawSmbClient.READ_WRITE,
+                        RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN);
+                assertEquals(NtStatus.SUCCESS, big.status());
+                for (int i = 0; i < 16; i++) {
+                    assertTrue(!stalled.closedByServer(20_000), "ECHOs gather credits for the READs");
+                }
+                stalled.stopReading();
+                for (int i = 0; i < 200; i++) {
+                    stalled.sendRead(big.fileId(), (i % 16) * 65536L, 65536);
+                }
+                eventually(() -> t.server.sendTimeouts() == 1, "the stalled connection is closed at the send deadline");
+                eventually(() -> t.pool.leasedBytes() == 0, "what its responses held is released");
+                assertEquals(NtStatus.SUCCESS, fine.create("served.txt", Smb2Create.OPLOCK_LEVEL_NONE,
+                        RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF).status(),
+                        "a client that reads stays served");
+            }
+        }
+    }
+
     /** A compound of {@code count} ECHOs of {@code client}'s session, MessageIds from {@code firstMid}. */
     private static byte[] echoCompound(RawSmbClient client, int count, long firstMid) {
         int one = 72; // 64-byte header + 4-byte ECHO, padded to 8

@@ -58,6 +58,10 @@ final class RawSmbClient implements AutoCloseable {
 
     /** When not null, every request sent is added here (seeds for the fuzz campaigns). */
     volatile List<Sent> sent;
+    /** Set by {@link #stopReading()}: the read loop takes no more responses. */
+    private volatile boolean stalled;
+    private final java.util.concurrent.CountDownLatch closing = new java.util.concurrent.CountDownLatch(1);
+
     /** Completes when the read loop ends: the server closed or reset the connection. */
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
 
@@ -72,6 +76,10 @@ final class RawSmbClient implements AutoCloseable {
     private void readLoop() {
         try {
             while (true) {
+                if (stalled) {
+                    closing.await(); // a stalled client reads nothing more until it closes
+                    return;
+                }
                 int h = in.readInt();
                 byte[] b = new byte[h & 0xffffff];
                 in.readFully(b);
@@ -95,6 +103,8 @@ final class RawSmbClient implements AutoCloseable {
                     f.complete(m);
                 }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (IOException e) {
             ended.complete(null);
             pending.values().forEach(f -> f.completeExceptionally(e));
@@ -135,6 +145,22 @@ final class RawSmbClient implements AutoCloseable {
             out.write(message);
             out.flush();
         }
+    }
+
+    /**
+     * Sends a READ (MS-SMB2 2.2.19) of {@code length} bytes at {@code offset}, charged in 64 KiB
+     * credits, without waiting for its response.
+     */
+    CompletableFuture<ByteBuffer> sendRead(FileId f, long offset, int length) throws IOException {
+        ByteBuffer m = msg(49);
+        m.putShort(64, (short) 49).put(66, (byte) 0x50).putInt(68, length).putLong(72, offset);
+        f.write(m, 80);
+        return send(Smb2Command.READ, m, Math.max(1, (length + 65535) / 65536));
+    }
+
+    /** From the next response on, reads nothing: the server's responses pile up as for a stalled client. */
+    void stopReading() {
+        stalled = true;
     }
 
     /** The session this client logged on with. */
@@ -471,6 +497,7 @@ final class RawSmbClient implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        closing.countDown();
         socket.close();
     }
 }

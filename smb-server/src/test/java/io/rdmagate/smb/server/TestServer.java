@@ -23,6 +23,7 @@ final class TestServer implements AutoCloseable {
     static final String PASSWORD = "Secret-123";
     static final int MAX_CONNECTIONS = 256;
     static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(60);
+    static final Duration SEND_TIMEOUT = Duration.ofMinutes(2);
 
     final Path dir;
     final VirtualFileSystem vfs;
@@ -57,14 +58,14 @@ final class TestServer implements AutoCloseable {
             Duration durableTimeout)
             throws Exception {
         this(dir, state, signingRequired, encryptAll, port, oplockBreakTimeout, durableTimeout, Duration.ofMillis(200),
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO);
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO, SEND_TIMEOUT);
     }
 
     /** With the SMB meters in {@code metrics}, and failed logons answered after {@code logonFailureDelay} each. */
     TestServer(Path dir, Path state, io.micrometer.core.instrument.MeterRegistry metrics, Duration logonFailureDelay)
             throws Exception {
         this(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT, Duration.ofSeconds(60),
-                logonFailureDelay, metrics, MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO);
+                logonFailureDelay, metrics, MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO, SEND_TIMEOUT);
     }
 
     /** With at most {@code maxConnections} open and {@code handshakeTimeout} to authenticate. */
@@ -75,15 +76,21 @@ final class TestServer implements AutoCloseable {
     /** Also closing connections with no open file that stay silent for {@code idleTimeout}. */
     static TestServer limited(Path dir, Path state, int maxConnections, Duration handshakeTimeout, Duration idleTimeout)
             throws Exception {
+        return limited(dir, state, maxConnections, handshakeTimeout, idleTimeout, SEND_TIMEOUT);
+    }
+
+    /** Also closing connections whose client takes none of their responses for {@code sendTimeout}. */
+    static TestServer limited(Path dir, Path state, int maxConnections, Duration handshakeTimeout, Duration idleTimeout,
+            Duration sendTimeout) throws Exception {
         return new TestServer(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT,
                 Duration.ofSeconds(60), Duration.ofMillis(200), new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-                maxConnections, handshakeTimeout, idleTimeout);
+                maxConnections, handshakeTimeout, idleTimeout, sendTimeout);
     }
 
     private TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port,
             Duration oplockBreakTimeout, Duration durableTimeout, Duration logonFailureDelay,
             io.micrometer.core.instrument.MeterRegistry metrics, int maxConnections, Duration handshakeTimeout,
-            Duration idleTimeout) throws Exception {
+            Duration idleTimeout, Duration sendTimeout) throws Exception {
         this.dir = dir;
         this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
         this.pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
@@ -97,7 +104,7 @@ final class TestServer implements AutoCloseable {
                 List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
                 logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5), maxConnections,
                 maxConnections, handshakeTimeout, idleTimeout,
-                io.rdmagate.gateway.spi.config.SmbConfig.DEFAULT_MAX_HANDSHAKE_MESSAGE_SIZE);
+                io.rdmagate.gateway.spi.config.SmbConfig.DEFAULT_MAX_HANDSHAKE_MESSAGE_SIZE, sendTimeout);
         this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port, metrics);
     }
 

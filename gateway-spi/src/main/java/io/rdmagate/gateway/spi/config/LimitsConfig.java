@@ -10,7 +10,8 @@ import io.rdmagate.vfs.memory.PoolLimits;
  * @param maxIoSize     the largest READ or WRITE payload offered to clients
  * @param maxRecordSize the largest RPC record or SMB message accepted
  * @param recordTimeout how long an RPC record may take to arrive once its first byte has
+ * @param sendTimeout   how long RPC replies may wait without the client taking any of them
  */
 public record LimitsConfig(PoolLimits pool, int maxConnections, int maxConnectionsPerAddress, int maxIoSize,
-        int maxRecordSize, java.time.Duration recordTimeout) {
+        int maxRecordSize, java.time.Duration recordTimeout, java.time.Duration sendTimeout) {
 }
