@@ -125,4 +125,37 @@ class GatewayRuntimeTest {
                 new PortPlanner(new Privileges(true, 1024), () -> false), LOOPBACK));
         assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
     }
+
+    /**
+     * The handle store is what keeps every client's file handles valid across restarts: a corrupt
+     * one stops the start with a message naming it, and is left as it was for the operator (never
+     * replaced by an empty store, which would turn every handle clients hold stale).
+     */
+    @Test
+    void aCorruptHandleStoreIsAStartErrorAndIsLeftAsItWas() throws Exception {
+        Path export = Files.createDirectories(dir.resolve("export"));
+        GatewayConfig config = config(freePort(), export);
+        GatewayRuntime first = GatewayRuntime.start(config, e -> false, List.of(),
+                new PortPlanner(new Privileges(false, 1024), () -> false), LOOPBACK);
+        first.stop(Duration.ZERO);
+        Path store = config.exportStateDir("data").resolve("handles.mv.db");
+        byte[] garbage = new byte[(int) Files.size(store)];
+        new java.util.Random(9).nextBytes(garbage);
+        Files.write(store, garbage);
+        StartException e = assertThrows(StartException.class, () -> GatewayRuntime.start(config, x -> false, List.of(),
+                new PortPlanner(new Privileges(false, 1024), () -> false), LOOPBACK));
+        assertTrue(e.getMessage().contains("export 'data'") && e.getMessage().contains("cannot be opened")
+                && e.getMessage().contains(config.exportStateDir("data").toString()), e.getMessage());
+        assertTrue(java.util.Arrays.equals(garbage, Files.readAllBytes(store)), "the store is left as it was");
+    }
+
+    /** A state directory that cannot be created (here: a file is in its place) stops the start, naming it. */
+    @Test
+    void aStateDirectoryThatCannotBeCreatedIsAStartError() throws Exception {
+        Path export = Files.createDirectories(dir.resolve("export"));
+        Files.writeString(dir.resolve("state"), "a file where the state directory should be\n");
+        StartException e = assertThrows(StartException.class, () -> GatewayRuntime.start(config(freePort(), export),
+                x -> false, List.of(), new PortPlanner(new Privileges(false, 1024), () -> false), LOOPBACK));
+        assertTrue(e.getMessage().contains(dir.resolve("state").toString()), e.getMessage());
+    }
 }
