@@ -95,7 +95,7 @@ public final class GatewayRuntime {
         if (plan.port(ListenerKind.NFS_RDMA).isPresent() || plan.port(ListenerKind.SMB_DIRECT).isPresent()) {
             // one device and one protection domain for every RDMA listener; the pool registers its
             // slabs there once, so any lease is a DMA source or sink for NFS/RDMA and SMB Direct alike
-            rdma = RdmaDevices.open(config.rdma());
+            rdma = RdmaDevices.open(config.rdma(), config.limits().sendTimeout());
             log.info("rdma: device {} ({} provider)", rdma.device().name(),
                     config.rdma().provider().name().toLowerCase(java.util.Locale.ROOT));
         }

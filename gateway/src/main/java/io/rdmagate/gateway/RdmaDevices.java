@@ -17,11 +17,12 @@ final class RdmaDevices {
     private RdmaDevices() {
     }
 
-    static RdmaResources open(RdmaConfig c) {
+    /** With {@code sendTimeout} (limits.sendTimeout): a peer that takes no data that long is disconnected. */
+    static RdmaResources open(RdmaConfig c, java.time.Duration sendTimeout) {
         return switch (c.provider()) {
             case AUTO, SOFT -> RdmaResources.open(new SoftIwarpDevice(SOFT_IWARP, new SoftIwarpDevice.Options(
                     SoftIwarpDevice.Options.DEFAULT.maxFpduPayload(), false, c.handshakeTimeout(),
-                    c.maxPendingHandshakes())));
+                    c.maxPendingHandshakes(), sendTimeout)));
         };
     }
 }

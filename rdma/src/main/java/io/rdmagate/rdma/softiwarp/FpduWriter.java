@@ -40,6 +40,9 @@ final class FpduWriter {
     private int fpdus;
     private int buffers;
     private long bytes;
+    /** When the write under way started (0: none), and when the socket last took bytes of it. */
+    private volatile long writingSince;
+    private volatile long lastProgressNanos;
     private final CRC32C crc32c = new CRC32C();
     private final int[] msn = {1, 1, 1};
 
@@ -121,13 +124,27 @@ final class FpduWriter {
     /** Writes the batch with gathering writes until all of it is in the socket. */
     void flush() throws IOException {
         long done = 0;
+        writingSince = System.nanoTime();
         try {
             while (done < bytes) {
-                done += channel.write(batch, 0, buffers);
+                long n = channel.write(batch, 0, buffers);
+                done += n;
+                if (n > 0) {
+                    lastProgressNanos = System.nanoTime();
+                }
             }
         } finally {
+            writingSince = 0;
             discard();
         }
+    }
+
+    /**
+     * How long the write under way has gone without the socket taking a byte, or 0 when none is
+     * under way: the send deadline's measure (read from another thread).
+     */
+    long stalledNanos(long now) {
+        return writingSince == 0 ? 0 : now - Math.max(writingSince, lastProgressNanos);
     }
 
     /** Forgets the batch unwritten (the connection is gone). */

@@ -46,9 +46,15 @@ public final class SoftIwarpDevice implements RdmaDevice {
      * @param handshakeTimeout bound of the MPA exchange
      * @param maxPendingHandshakes TCP connections of one listener still in the MPA exchange; one more is
      *                         closed at once, so unauthenticated sockets cannot pile up
+     * @param sendTimeout    how long a write to a peer may wait without the peer taking a byte (its
+     *                       receive window shut); the connection then fails, its work requests flush
+     *                       and the memory they name is released; zero: no deadline
      */
-    public record Options(int maxFpduPayload, boolean requireCrc, Duration handshakeTimeout, int maxPendingHandshakes) {
-        public static final Options DEFAULT = new Options(65504, false, Duration.ofSeconds(10), 64);
+    public record Options(int maxFpduPayload, boolean requireCrc, Duration handshakeTimeout, int maxPendingHandshakes,
+            Duration sendTimeout) {
+        public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofMinutes(2);
+        public static final Options DEFAULT = new Options(65504, false, Duration.ofSeconds(10), 64,
+                DEFAULT_SEND_TIMEOUT);
 
         public Options {
             if (maxFpduPayload < 512 || maxFpduPayload > 65535 - Rdmap.UNTAGGED_HEADER - 2) {
@@ -60,6 +66,13 @@ public final class SoftIwarpDevice implements RdmaDevice {
             if (maxPendingHandshakes < 1) {
                 throw new IllegalArgumentException("max pending handshakes " + maxPendingHandshakes + " must be positive");
             }
+            if (sendTimeout.isNegative()) {
+                throw new IllegalArgumentException("send timeout must not be negative");
+            }
+        }
+
+        public Options(int maxFpduPayload, boolean requireCrc, Duration handshakeTimeout, int maxPendingHandshakes) {
+            this(maxFpduPayload, requireCrc, handshakeTimeout, maxPendingHandshakes, DEFAULT_SEND_TIMEOUT);
         }
 
         public Options(int maxFpduPayload, boolean requireCrc, Duration handshakeTimeout) {
@@ -70,6 +83,48 @@ public final class SoftIwarpDevice implements RdmaDevice {
     public SoftIwarpDevice(String name, Options options) {
         this.name = name;
         this.options = options;
+    }
+
+    /** Queue pairs running now, for the send deadline's watch. */
+    private final java.util.Set<SoftIwarpQueuePair> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile Thread sendWatch;
+
+    /**
+     * A queue pair starts: the send deadline watches it until it ends. One virtual thread per device
+     * looks, a few times per timeout, for a queue pair whose write has waited the whole timeout.
+     */
+    void started(SoftIwarpQueuePair qp) {
+        long timeout = options.sendTimeout().toNanos();
+        if (timeout == 0) {
+            return;
+        }
+        running.add(qp);
+        if (sendWatch == null) {
+            synchronized (running) {
+                if (sendWatch == null) {
+                    sendWatch = Thread.ofVirtual().name("siw-send-deadline-" + name).start(() -> watchSends(timeout));
+                }
+            }
+        }
+    }
+
+    void ended(SoftIwarpQueuePair qp) {
+        running.remove(qp);
+    }
+
+    private void watchSends(long timeoutNanos) {
+        long period = Math.max(timeoutNanos / 4, 10_000_000L);
+        while (true) {
+            try {
+                Thread.sleep(java.time.Duration.ofNanos(period));
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (SoftIwarpQueuePair qp : running) {
+                qp.checkSendDeadline(now, timeoutNanos);
+            }
+        }
     }
 
     @Override
@@ -211,5 +266,9 @@ public final class SoftIwarpDevice implements RdmaDevice {
 
     @Override
     public void close() {
+        Thread w = sendWatch;
+        if (w != null) {
+            w.interrupt();
+        }
     }
 }

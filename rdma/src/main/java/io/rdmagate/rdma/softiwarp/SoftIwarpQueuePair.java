@@ -148,6 +148,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
     }
 
     void start() {
+        device.started(this);
         rx = Thread.ofPlatform().daemon().name("siw-rx-" + remote).start(this::receiveLoop);
         tx = Thread.ofPlatform().daemon().name("siw-tx-" + remote).start(this::transmitLoop);
         Thread.ofVirtual().start(() -> config.events().established(this));
@@ -622,7 +623,16 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
         Thread.ofVirtual().start(() -> config.events().disconnected(this, reason));
     }
 
+    /** Fails the connection when its write has waited {@code timeoutNanos} without the peer taking a byte. */
+    void checkSendDeadline(long now, long timeoutNanos) {
+        long stalled = writer.stalledNanos(now);
+        if (stalled >= timeoutNanos && state == State.CONNECTED) {
+            fail("the peer took no data for " + stalled / 1_000_000_000L + " s", null);
+        }
+    }
+
     private void closeChannel() {
+        device.ended(this);
         try {
             channel.close();
         } catch (IOException e) {

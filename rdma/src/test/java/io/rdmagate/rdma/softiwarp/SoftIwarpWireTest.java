@@ -9,6 +9,7 @@ import io.rdmagate.rdma.Access;
 import io.rdmagate.rdma.CompletionQueue;
 import io.rdmagate.rdma.ConnectionEvents;
 import io.rdmagate.rdma.MemoryRegion;
+import io.rdmagate.rdma.Opcode;
 import io.rdmagate.rdma.ProtectionDomain;
 import io.rdmagate.rdma.QpConfig;
 import io.rdmagate.rdma.QueuePair;
@@ -59,6 +60,8 @@ class SoftIwarpWireTest {
     private final CompletionQueue sendCq = device.createCompletionQueue(64, sends::add);
     private final CompletionQueue recvCq = device.createCompletionQueue(64, recvs::add);
     private final AtomicReference<QueuePair> accepted = new AtomicReference<>();
+    /** Every queue pair {@link #server()} accepted, in whatever order the accepts returned. */
+    private final java.util.Queue<QueuePair> everyAccepted = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private MemoryRegion rx;
     private RdmaListener listener;
 
@@ -88,8 +91,10 @@ class SoftIwarpWireTest {
         rx = pd.register(arena.allocate(256, 64), EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
         listener = device.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), req -> {
             try {
-                accepted.set(req.accept(config(2, 2), "ok".getBytes(StandardCharsets.US_ASCII),
-                        qp -> qp.postReceive(RecvWr.of(1, rx.sge(0, 256)))));
+                QueuePair q = req.accept(config(2, 2), "ok".getBytes(StandardCharsets.US_ASCII),
+                        qp -> qp.postReceive(RecvWr.of(1, rx.sge(0, 256))));
+                everyAccepted.add(q);
+                accepted.set(q);
             } catch (Exception e) {
                 req.reject(new byte[0]);
             }
@@ -434,6 +439,65 @@ class SoftIwarpWireTest {
         }
     }
 
+    /**
+     * A peer that completes the MPA exchange and then reads nothing: once its receive window and
+     * the socket buffer are full, the transmit thread's write would wait forever, holding the
+     * memory of every posted Send. At the send deadline the connection fails and every Send
+     * completes, the ones not handed to TCP flushed in error.
+     */
+    @Test
+    void aPeerThatTakesNoDataIsDisconnectedAtTheSendDeadline() throws Exception {
+        SoftIwarpDevice stalling = new SoftIwarpDevice("siw-stalling", new SoftIwarpDevice.Options(65504, false,
+                Duration.ofSeconds(10), 64, Duration.ofSeconds(1)));
+        ProtectionDomain pd2 = stalling.allocateProtectionDomain();
+        BlockingQueue<WorkCompletion> sent = new LinkedBlockingQueue<>();
+        CompletionQueue scq = stalling.createCompletionQueue(64, sent::add);
+        CompletionQueue rcq = stalling.createCompletionQueue(64, wc -> { });
+        MemoryRegion big = pd2.register(arena.allocate(4 << 20, 4096), EnumSet.of(Access.LOCAL_WRITE));
+        AtomicReference<QueuePair> qp = new AtomicReference<>();
+        BlockingQueue<String> why = new LinkedBlockingQueue<>();
+        listener = stalling.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), req -> {
+            try {
+                qp.set(req.accept(new QpConfig(pd2, scq, rcq, 16, 16, 4, 2, 2, new ConnectionEvents() {
+                    @Override
+                    public void disconnected(QueuePair q, String reason) {
+                        why.add(reason);
+                    }
+                }), new byte[0]));
+            } catch (Exception e) {
+                req.reject(new byte[0]);
+            }
+        });
+        try (Socket peer = new Socket()) {
+            peer.setReceiveBufferSize(4096);
+            peer.connect(listener.localAddress());
+            peer.getOutputStream().write(mpaRequest(0, 1, new byte[0]));
+            readReply(peer.getInputStream());
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (qp.get() == null && System.nanoTime() < end) {
+                Thread.sleep(10);
+            }
+            assertNotNull(qp.get(), "accepted");
+            for (int i = 0; i < 8; i++) { // 32 MiB: far beyond what the socket buffers hold
+                qp.get().postSend(new SendWr(i, Opcode.SEND, java.util.List.of(big.sge(0, 4 << 20)), 0, 0, 0, true));
+            }
+            String reason = why.poll(20, TimeUnit.SECONDS);
+            assertNotNull(reason, "the stalled connection ends");
+            assertTrue(reason.contains("took no data"), reason);
+            assertEquals(QueuePair.State.ERROR, qp.get().state());
+            int flushed = 0;
+            for (int i = 0; i < 8; i++) {
+                WorkCompletion wc = sent.poll(10, TimeUnit.SECONDS);
+                assertNotNull(wc, "every Send completes, " + i + " so far");
+                flushed += wc.status() == WcStatus.WR_FLUSH_ERROR ? 1 : 0;
+            }
+            assertTrue(flushed > 0, "the Sends the peer never took are flushed");
+        } finally {
+            pd2.close();
+            stalling.close();
+        }
+    }
+
     @Test
     void largeWritesAndReadsCrossManyFpdusIntact() throws Exception {
         SoftIwarpDevice small = new SoftIwarpDevice("siw-small", new SoftIwarpDevice.Options(1400, true,
@@ -474,16 +538,20 @@ class SoftIwarpWireTest {
 
     /**
      * A fresh connection still gets through, with a Send placed. The fresh queue pair is found by its
-     * peer's port: the accept of an earlier connection may set {@code accepted} late, after that
-     * connection already ended (its queue pair is started before accept returns).
+     * peer's port among all accepted: the accept of an earlier connection may return late, after
+     * that connection already ended and after the fresh one's (its queue pair is started before
+     * accept returns).
      */
     private void assertTheServerStillServes(InetSocketAddress addr) throws Exception {
         try (Socket s = handshake(addr, siwDefaultRequest())) {
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!isPeerOf(accepted.get(), s) && System.nanoTime() < end) {
-                Thread.sleep(5);
+            QueuePair fresh = null;
+            while (fresh == null && System.nanoTime() < end) {
+                fresh = everyAccepted.stream().filter(q -> isPeerOf(q, s)).findFirst().orElse(null);
+                if (fresh == null) {
+                    Thread.sleep(5);
+                }
             }
-            QueuePair fresh = accepted.get();
             assertTrue(isPeerOf(fresh, s), "the fresh connection was accepted");
             s.getOutputStream().write(untagged(3, true, 0, 1, 0, "still here".getBytes(StandardCharsets.US_ASCII), false));
             WorkCompletion wc;
