@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rdmagate.gateway.users.NtHash;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,26 +35,17 @@ class DiskFullTest {
 
     @Test
     void aFullExportAnswersNoSpaceOverNfsAndSmbAndTheGatewayServesOn() throws Exception {
-        int nfs = HostGateway.freePort();
-        int mount = HostGateway.freePort();
-        int smb = HostGateway.freePort();
-        String transports = """
-                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
-                  rpcbind: {mode: off}
-                  smb: {port: %d}
-                """.formatted(nfs, mount, HostGateway.freePort(), HostGateway.freePort(), HostGateway.freePort(), smb);
-        String users = """
-                users:
-                  - {name: %s, uid: 0, gid: 0, ntHash: %s}
-                """.formatted(USER, NtHash.of(PASSWORD.toCharArray()));
+        HostGateway.NfsAndSmb ports = HostGateway.NfsAndSmb.onFreePorts();
+        int smb = ports.smb();
         Path work = Files.createDirectories(dir.resolve("client"));
         Path big = work.resolve("big.bin");
         Path small = work.resolve("small.bin");
         Files.write(big, random(8 << 20, 1));
         byte[] smallContent = random(64 << 10, 2);
         Files.write(small, smallContent);
-        try (HostGateway gateway = HostGateway.startOnTmpfs(dir, "4m", users, transports)) {
-            Run nfsFull = run(work, "nfs-cp", big.toString(), url(nfs, mount, "big-nfs.bin"));
+        try (HostGateway gateway = HostGateway.startOnTmpfs(dir, "4m", HostGateway.rootSmbUser(USER, PASSWORD),
+                ports.transports())) {
+            Run nfsFull = run(work, "nfs-cp", big.toString(), ports.nfsUrl("big-nfs.bin"));
             assertNotEquals(0, nfsFull.exit(), "an 8 MiB NFS copy onto 4 MiB fails: " + nfsFull.output());
             Run smbFull = smbclient(work, smb, "put big.bin big-smb.bin");
             assertTrue(smbFull.output().contains("NT_STATUS_DISK_FULL"), "with STATUS_DISK_FULL: " + smbFull.output());
@@ -70,8 +60,8 @@ class DiskFullTest {
             assertEquals(0, cleared.exit(), cleared.output());
             assertTrue(!cleared.output().contains("big-"), "the partial files are gone: " + cleared.output());
 
-            assertEquals(0, run(work, "nfs-cp", small.toString(), url(nfs, mount, "after-nfs.bin")).exit());
-            Run nfsBack = run(work, "nfs-cp", url(nfs, mount, "after-nfs.bin"), work.resolve("nfs-back.bin").toString());
+            assertEquals(0, run(work, "nfs-cp", small.toString(), ports.nfsUrl("after-nfs.bin")).exit());
+            Run nfsBack = run(work, "nfs-cp", ports.nfsUrl("after-nfs.bin"), work.resolve("nfs-back.bin").toString());
             assertEquals(0, nfsBack.exit(), nfsBack.output());
             assertArrayEquals(smallContent, Files.readAllBytes(work.resolve("nfs-back.bin")), "NFS serves on");
 
@@ -86,10 +76,6 @@ class DiskFullTest {
         byte[] b = new byte[n];
         new Random(seed).nextBytes(b);
         return b;
-    }
-
-    private static String url(int nfs, int mount, String name) {
-        return "nfs://127.0.0.1/data/" + name + "?version=3&nfsport=" + nfs + "&mountport=" + mount;
     }
 
     private static Run smbclient(Path cwd, int port, String commands) throws Exception {

@@ -104,6 +104,33 @@ public final class HostGateway implements AutoCloseable {
         return null;
     }
 
+    /** NFS (with MOUNT, NLM, NSM and RDMA) and SMB on free ports of 127.0.0.1, rpcbind off. */
+    public record NfsAndSmb(int nfs, int mount, int smb, String transports) {
+        public static NfsAndSmb onFreePorts() throws IOException {
+            int nfs = freePort();
+            int mount = freePort();
+            int smb = freePort();
+            return new NfsAndSmb(nfs, mount, smb, """
+                      nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
+                      rpcbind: {mode: off}
+                      smb: {port: %d}
+                    """.formatted(nfs, mount, freePort(), freePort(), freePort(), smb));
+        }
+
+        /** libnfs's URL of {@code name} in export "data", NFSv3 on these ports (no rpcbind). */
+        public String nfsUrl(String name) {
+            return "nfs://127.0.0.1/data/" + name + "?version=3&nfsport=" + nfs + "&mountport=" + mount;
+        }
+    }
+
+    /** A {@code users:} section with one SMB user mapped to root, who may do anything in the export. */
+    public static String rootSmbUser(String name, String password) {
+        return """
+                users:
+                  - {name: %s, uid: 0, gid: 0, ntHash: %s}
+                """.formatted(name, io.rdmagate.gateway.users.NtHash.of(password.toCharArray()));
+    }
+
     /** A TCP port on 127.0.0.1 that nothing listens on now, for a listener or a forward. */
     public static int freePort() throws IOException {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

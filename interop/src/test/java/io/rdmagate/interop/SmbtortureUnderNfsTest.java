@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rdmagate.gateway.users.NtHash;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,30 +45,18 @@ class SmbtortureUnderNfsTest {
 
     @Test
     void leaseAndOplockTestsKeepPassingWhileNfsChangesTheShare() throws Exception {
-        int nfs = HostGateway.freePort();
-        int mount = HostGateway.freePort();
-        int smb = HostGateway.freePort();
-        String transports = """
-                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
-                  rpcbind: {mode: off}
-                  smb: {port: %d}
-                """.formatted(nfs, mount, HostGateway.freePort(), HostGateway.freePort(), HostGateway.freePort(), smb);
-        String users = """
-                users:
-                  - {name: %s, uid: 0, gid: 0, ntHash: %s}
-                """.formatted(USER, NtHash.of(PASSWORD.toCharArray()));
+        HostGateway.NfsAndSmb ports = HostGateway.NfsAndSmb.onFreePorts();
         Path work = Files.createDirectories(dir.resolve("nfs-client"));
         byte[] content = new byte[64 << 10];
         new Random(5).nextBytes(content);
         Path in = Files.write(work.resolve("in.bin"), content);
-        try (HostGateway gateway = HostGateway.start(dir, users, transports)) {
+        try (HostGateway gateway = HostGateway.start(dir, HostGateway.rootSmbUser(USER, PASSWORD), ports.transports())) {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger copies = new AtomicInteger();
             CompletableFuture<Void> churn = CompletableFuture.runAsync(() -> {
                 try {
                     for (int i = 0; !stop.get(); i++) {
-                        String url = "nfs://127.0.0.1/data/nfs-churn-" + i + ".bin?version=3&nfsport=" + nfs
-                                + "&mountport=" + mount;
+                        String url = ports.nfsUrl("nfs-churn-" + i + ".bin");
                         Path out = work.resolve("out.bin");
                         run(work, "nfs-cp", in.toString(), url);
                         run(work, "nfs-cp", url, out.toString());
@@ -84,7 +71,7 @@ class SmbtortureUnderNfsTest {
             }, r -> Thread.ofVirtual().name("nfs-churn").start(r));
             String torture;
             try {
-                torture = smbtorture(smb);
+                torture = smbtorture(ports.smb());
             } finally {
                 stop.set(true);
             }
