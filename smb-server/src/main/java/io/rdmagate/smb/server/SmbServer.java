@@ -168,11 +168,12 @@ public final class SmbServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         SmbConnection conn = new SmbConnection(SmbServer.this);
+                        ch.pipeline().addLast(limiter);
                         if (!config.sendTimeout().isZero()) {
                             ch.pipeline().addLast(new io.rdmagate.gateway.spi.net.SendDeadline(config.sendTimeout(),
                                     sendTimeouts::increment));
                         }
-                        ch.pipeline().addLast(limiter,
+                        ch.pipeline().addLast(
                                 new NetBiosFrameDecoder(config.maxMessageSize(), config.maxHandshakeMessageSize(),
                                         () -> conn.authenticated, metrics, config.copies()), conn);
                         // a connection that never authenticates (silent, trickling, or stuck in SESSION_SETUP) ends
