@@ -83,18 +83,10 @@ public final class SmbMetrics {
                 .tag("transport", "tcp").strongReference(true).register(registry);
         accepted = Counter.builder("rdmagate.smb.connections.accepted").description("SMB connections accepted")
                 .tag("transport", "tcp").register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.connections.closed", server,
-                SmbServer::evictedConnections).description("SMB connections the server closed").tag("transport", "tcp")
-                .tag("reason", "evicted").register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.connections.closed", server,
-                SmbServer::handshakeTimeouts).description("SMB connections the server closed").tag("transport", "tcp")
-                .tag("reason", "handshake").register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.connections.closed", server,
-                SmbServer::idleClosed).description("SMB connections the server closed").tag("transport", "tcp")
-                .tag("reason", "idle").register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.connections.closed", server,
-                SmbServer::sendTimeouts).description("SMB connections the server closed").tag("transport", "tcp")
-                .tag("reason", "send").register(registry);
+        closedBy(registry, server, "evicted", SmbServer::evictedConnections);
+        closedBy(registry, server, "handshake", SmbServer::handshakeTimeouts);
+        closedBy(registry, server, "idle", SmbServer::idleClosed);
+        closedBy(registry, server, "send", SmbServer::sendTimeouts);
         Gauge.builder("rdmagate.smb.sessions", server, SmbServer::validSessions)
                 .description("SMB sessions authenticated now").register(registry);
         oplockBreaks = Counter.builder("rdmagate.smb.breaks.sent").description("oplock and lease breaks sent")
@@ -158,5 +150,13 @@ public final class SmbMetrics {
 
     void leaseBreak() {
         leaseBreaks.increment();
+    }
+
+    /** {@code rdmagate_smb_connections_closed_total{transport="tcp",reason}}, read from the server's count. */
+    private static void closedBy(MeterRegistry registry, SmbServer server, String reason,
+            java.util.function.ToDoubleFunction<SmbServer> count) {
+        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.connections.closed", server, count)
+                .description("SMB connections the server closed").tag("transport", "tcp").tag("reason", reason)
+                .register(registry);
     }
 }
