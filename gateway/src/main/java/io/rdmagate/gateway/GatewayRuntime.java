@@ -187,7 +187,7 @@ public final class GatewayRuntime {
         List<Health.Export> ex = new ArrayList<>();
         if (exports != null) {
             exports.byName().forEach((name, fs) -> ex.add(new Health.Export(name, exports.path(name).toString(),
-                    fs.volumeId())));
+                    fs.volumeId(), fs.states().foreignChangesStatus())));
         }
         List<String> ls = new ArrayList<>();
         listeners.forEach(l -> ls.add(l.toString()));

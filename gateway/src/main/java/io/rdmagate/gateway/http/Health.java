@@ -5,7 +5,11 @@ import java.util.List;
 
 /** What GET /health reports. */
 public record Health(String status, String version, Duration uptime, List<Export> exports, List<String> listeners) {
-    public record Export(String name, String path, int volumeId) {
+    /**
+     * One export; {@code hostChanges} says whether changes other processes make to its files are
+     * seen (and so recalled from the clients that cache them), and what was seen.
+     */
+    public record Export(String name, String path, int volumeId, String hostChanges) {
         /** The one text form of a volume id, in the log and in /health: 8 lower-case hex digits. */
         public static String volumeIdText(int volumeId) {
             return "%08x".formatted(volumeId);
@@ -25,7 +29,8 @@ public record Health(String status, String version, Duration uptime, List<Export
                 .key("exports").begin('[');
         for (Export e : exports) {
             j.begin('{').key("name").value(e.name()).key("path").value(e.path())
-                    .key("volumeId").value(Export.volumeIdText(e.volumeId())).end('}');
+                    .key("volumeId").value(Export.volumeIdText(e.volumeId()))
+                    .key("hostChanges").value(e.hostChanges()).end('}');
         }
         j.end(']').key("listeners").begin('[');
         for (String l : listeners) {

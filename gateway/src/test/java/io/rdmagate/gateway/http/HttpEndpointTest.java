@@ -26,7 +26,7 @@ class HttpEndpointTest {
     private PayloadCopies copies;
     private HttpEndpoint http;
     private volatile Health health = new Health("up", "test", Duration.ofSeconds(3),
-            List.of(new Health.Export("data", "/srv/\"data\"", -2)), List.of("http/tcp on 127.0.0.1:1"));
+            List.of(new Health.Export("data", "/srv/\"data\"", -2, "fanotify group open")), List.of("http/tcp on 127.0.0.1:1"));
 
     @BeforeEach
     void start() throws Exception {
@@ -57,7 +57,7 @@ class HttpEndpointTest {
         assertEquals(200, r.statusCode());
         assertEquals("application/json", r.headers().firstValue("Content-Type").orElseThrow());
         assertEquals("{\"status\":\"up\",\"version\":\"test\",\"uptimeSeconds\":3,\"exports\":[{\"name\":\"data\","
-                + "\"path\":\"/srv/\\\"data\\\"\",\"volumeId\":\"fffffffe\"}],\"listeners\":[\"http/tcp on 127.0.0.1:1\"]}",
+                + "\"path\":\"/srv/\\\"data\\\"\",\"volumeId\":\"fffffffe\",\"hostChanges\":\"fanotify group open\"}],\"listeners\":[\"http/tcp on 127.0.0.1:1\"]}",
                 r.body());
     }
 

@@ -30,6 +30,10 @@ final class Fanotify {
     static final int AT_HANDLE_FID = 0x200;
     static final int MAX_HANDLE_SZ = 128;
     static final short POLLIN = 1;
+    static final short POLLERR = 0x8;
+    static final short POLLNVAL = 0x20;
+    /** A bit of {@link #pollIn}'s answer: one of the descriptors is not open (POLLNVAL) or failed (POLLERR). */
+    static final int POLL_INVALID = 1 << 30;
     static final int EFD_CLOEXEC = 02000000;
 
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
@@ -115,7 +119,10 @@ final class Fanotify {
         }
     }
 
-    /** Waits until one of {@code fds} is readable; returns a bit per readable descriptor. */
+    /**
+     * Waits until one of {@code fds} is readable; returns a bit per readable descriptor, and
+     * {@link #POLL_INVALID} when one of them is closed or failed.
+     */
     static int pollIn(Arena a, int... fds) throws Libc.Errno {
         MemorySegment st = a.allocate(Libc.CAPTURE);
         MemorySegment pfds = a.allocate(8L * fds.length, 4);
@@ -132,7 +139,10 @@ final class Fanotify {
         }
         int ready = 0;
         for (int i = 0; i < fds.length; i++) {
-            if (pfds.get(ValueLayout.JAVA_SHORT, 8L * i + 6) != 0) {
+            short revents = pfds.get(ValueLayout.JAVA_SHORT, 8L * i + 6);
+            if ((revents & (POLLNVAL | POLLERR)) != 0) {
+                ready |= POLL_INVALID;
+            } else if ((revents & POLLIN) != 0) {
                 ready |= 1 << i;
             }
         }

@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Where fanotify is unavailable (a kernel before 5.13 without CAP_SYS_ADMIN, a seccomp profile
  * that forbids it, a filesystem without file handles), watches are accepted and report nothing,
- * and the volume logs once why.
+ * and the volume logs once why. A shortage that can pass (the user's fanotify groups, set by
+ * {@code fs.fanotify.max_user_groups}, all taken; no memory) is tried again at the next watch.
+ * {@link #status} says which, and what the group has seen.
  */
 final class ForeignWrites implements ForeignChanges, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ForeignWrites.class);
@@ -52,7 +54,19 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
     private int group = -1;
     private int wake = -1;
     private boolean closed;
-    private boolean unavailable;
+    /** Why fanotify cannot be had here for good, or null. */
+    private String unavailable;
+    /** Why the last attempt to create the group failed, when it may work later, or null. */
+    private String shortage;
+    private long watchFailures;
+    private String lastWatchFailure;
+    /** Events read, written by the polling thread only. */
+    private volatile long events;
+    private volatile long ownEvents;
+    private volatile long unmatchedEvents;
+    private volatile long overflows;
+    /** Why the polling thread ended before the volume closed, or null. */
+    private volatile String ended;
 
     private static final class Watched {
         final Fd fd;
@@ -73,11 +87,17 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
     @Override
     public Watch watch(FileHandle file, Consumer<Conflict> sink) throws VfsException {
         synchronized (this) {
-            if (closed || unavailable) {
+            if (closed || unavailable != null) {
                 return NOTHING;
             }
         }
-        Fd f = resolver.open(file);
+        Fd f;
+        try {
+            f = resolver.open(file);
+        } catch (VfsException e) {
+            watchFailed(file, e.getMessage());
+            throw e;
+        }
         try (Arena a = Arena.ofConfined()) {
             String path = Libc.procPath(f.fd());
             ByteBuffer key = ByteBuffer.wrap(Fanotify.handle(a, path));
@@ -97,12 +117,26 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
                 return () -> unwatch(watched, sink);
             }
         } catch (Libc.Errno e) {
-            LOG.debug("volume {}: changes of file {} by other processes not watched: {}", volumeId, file, e.getMessage());
+            watchFailed(file, e.getMessage());
             return NOTHING;
         } finally {
             if (f != null) {
                 f.close();
             }
+        }
+    }
+
+    private void watchFailed(FileHandle file, String why) {
+        boolean first;
+        synchronized (this) {
+            first = watchFailures++ == 0;
+            lastWatchFailure = why;
+        }
+        if (first) {
+            LOG.warn("volume {}: changes of file {} by other processes not watched: {} (further failures are logged"
+                    + " at debug)", volumeId, file, why);
+        } else {
+            LOG.debug("volume {}: changes of file {} by other processes not watched: {}", volumeId, file, why);
         }
     }
 
@@ -121,26 +155,67 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
         w.fd.close();
     }
 
-    /** Creates the group and its thread on first use; false (logged once) where fanotify cannot be had. */
+    /**
+     * Creates the group and its thread on first use; false where fanotify cannot be had, for good
+     * (logged once) or for now (a shortage, logged when it begins and tried again next time).
+     */
     private boolean started(Arena a) {
         if (group >= 0) {
             return true;
         }
+        int g = -1;
         try {
-            group = Fanotify.init(a, Fanotify.FAN_CLOEXEC | Fanotify.FAN_NONBLOCK | Fanotify.FAN_REPORT_FID);
+            g = Fanotify.init(a, Fanotify.FAN_CLOEXEC | Fanotify.FAN_NONBLOCK | Fanotify.FAN_REPORT_FID);
             wake = Fanotify.eventfd(a);
-        } catch (Libc.Errno | IllegalStateException e) {
-            Libc.close(group);
-            group = -1;
-            unavailable = true;
-            LOG.info("volume {}: changes that other processes make to files are not watched ({}); SMB clients"
-                    + " learn of them when they reopen the file", volumeId, e.getMessage());
-            return false;
+            group = g;
+        } catch (Libc.Errno e) {
+            Libc.close(g);
+            if (e.errno == Libc.EMFILE || e.errno == Libc.ENFILE || e.errno == Libc.ENOMEM) {
+                if (shortage == null) {
+                    LOG.warn("volume {}: changes that other processes make to files are not watched for now ({});"
+                            + " the user's fanotify groups are limited by fs.fanotify.max_user_groups; tried again"
+                            + " at the next file a client caches", volumeId, e.getMessage());
+                }
+                shortage = e.getMessage();
+                return false;
+            }
+            return unavailable(e.getMessage());
+        } catch (IllegalStateException e) {
+            Libc.close(g);
+            return unavailable(e.getMessage());
         }
-        int g = group;
+        shortage = null;
+        int fanotify = group;
         int w = wake;
-        Thread.ofPlatform().daemon().name("vfs-fanotify-" + volumeId).start(() -> poll(g, w));
+        Thread.ofPlatform().daemon().name("vfs-fanotify-" + volumeId).start(() -> poll(fanotify, w));
         return true;
+    }
+
+    private boolean unavailable(String why) {
+        unavailable = why;
+        LOG.info("volume {}: changes that other processes make to files are not watched ({}); SMB clients"
+                + " learn of them when they reopen the file", volumeId, why);
+        return false;
+    }
+
+    @Override
+    public synchronized String status() {
+        if (unavailable != null) {
+            return "fanotify unavailable: " + unavailable;
+        }
+        StringBuilder b = new StringBuilder();
+        String e = ended;
+        b.append(e != null ? "fanotify thread ended: " + e : group >= 0 ? "fanotify group open"
+                : shortage != null ? "fanotify group not created: " + shortage : "fanotify group not created yet");
+        b.append("; files watched ").append(files.size())
+                .append("; events read ").append(events)
+                .append(" (own ").append(ownEvents)
+                .append(", of unwatched files ").append(unmatchedEvents)
+                .append(", overflows ").append(overflows).append(')');
+        if (watchFailures > 0) {
+            b.append("; watches failed ").append(watchFailures).append(", last: ").append(lastWatchFailure);
+        }
+        return b.toString();
     }
 
     private void poll(int g, int w) {
@@ -150,6 +225,11 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
                 long n;
                 try (Arena a = Arena.ofConfined()) {
                     int ready = Fanotify.pollIn(a, g, w);
+                    if ((ready & Fanotify.POLL_INVALID) != 0) {
+                        ended = "a descriptor of the group was closed under it";
+                        LOG.error("volume {}: {}; changes of other processes are no longer seen", volumeId, ended);
+                        return;
+                    }
                     if ((ready & 2) != 0) {
                         return;
                     }
@@ -161,13 +241,15 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
                     if (e.errno == Libc.EINTR || e.errno == Libc.EAGAIN) {
                         continue;
                     }
+                    ended = e.getMessage();
                     LOG.warn("volume {}: the fanotify group failed; changes of other processes are no longer seen: {}",
-                            volumeId, e.getMessage());
+                            volumeId, ended);
                     return;
                 }
                 events(buf, n);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            ended = e.toString();
             LOG.error("volume {}: the fanotify thread ended", volumeId, e);
         } finally {
             Libc.close(g);
@@ -193,12 +275,16 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
             if (fd >= 0) {
                 Libc.close(fd);
             }
+            events++;
             if ((mask & Fanotify.FAN_Q_OVERFLOW) != 0) {
+                overflows++;
                 everyone();
-            } else if (pid != SELF) {
+            } else if (pid == SELF) {
+                ownEvents++;
+            } else {
                 ByteBuffer key = handle(buf, off + metaLen, off + len);
-                if (key != null) {
-                    report(key, mask);
+                if (key == null || !report(key, mask)) {
+                    unmatchedEvents++;
                 }
             }
             off += len;
@@ -227,12 +313,13 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
         return null;
     }
 
-    private void report(ByteBuffer key, long mask) {
+    /** Hands the change to the sinks of the file {@code key} names; false when no file is watched by it. */
+    private boolean report(ByteBuffer key, long mask) {
         List<Consumer<Conflict>> sinks;
         synchronized (this) {
             Watched w = files.get(key);
             if (w == null) {
-                return;
+                return false;
             }
             sinks = List.copyOf(w.sinks);
         }
@@ -244,6 +331,7 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
                 s.accept(Conflict.NAMESPACE);
             }
         }
+        return true;
     }
 
     private void everyone() {

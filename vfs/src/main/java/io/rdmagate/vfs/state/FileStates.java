@@ -117,6 +117,11 @@ public final class FileStates {
         }
     }
 
+    /** How the volume sees changes of other processes, and what it saw: a line for an operator. */
+    public String foreignChangesStatus() {
+        return foreign.status();
+    }
+
     /** Files watched for foreign changes now. */
     public int cachedFiles() {
         synchronized (cached) {

@@ -22,6 +22,11 @@ public interface ForeignChanges {
      */
     Watch watch(FileHandle file, Consumer<Conflict> sink) throws VfsException;
 
+    /** Whether and how foreign changes are seen, and what was seen, in a line for an operator. */
+    default String status() {
+        return "no other writers";
+    }
+
     /** One file's registration. */
     interface Watch extends AutoCloseable {
         @Override

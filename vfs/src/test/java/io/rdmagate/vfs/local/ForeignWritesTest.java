@@ -87,7 +87,7 @@ class ForeignWritesTest {
 
     private String nextRecall() throws InterruptedException {
         String r = recalls.poll(30, TimeUnit.SECONDS);
-        assertNotNull(r, "a recall within 30 s");
+        assertNotNull(r, "a recall within 30 s; " + fs.states().foreignChangesStatus());
         return r;
     }
 
