@@ -3,6 +3,7 @@ package io.rdmagate.nfs;
 import io.rdmagate.gateway.spi.config.ClientRule;
 import io.rdmagate.oncrpc.rpc.AuthSys;
 import io.rdmagate.oncrpc.rpc.Credentials;
+import io.rdmagate.oncrpc.server.Connection;
 import io.rdmagate.vfs.Caller;
 
 /**
@@ -14,6 +15,24 @@ import io.rdmagate.vfs.Caller;
  * anonUid/anonGid with no supplementary groups.
  */
 public record ClientAccess(Caller caller, boolean writable) {
+    /** RPCSEC_GSS (RFC 2203): the first flavor whose credentials are proven, not stated. */
+    private static final int RPCSEC_GSS = 6;
+
+    /**
+     * Whether {@code rule} lets a call with {@code credentials} in from {@code connection}: a
+     * {@link ClientRule#secure} rule wants stated credentials from a reserved port, as knfsd's
+     * nfsd_originating_port_ok does.
+     */
+    public static boolean portAllowed(ClientRule rule, Connection connection, Credentials credentials) {
+        return !rule.secure() || credentials.flavor() >= RPCSEC_GSS || connection.fromReservedPort();
+    }
+
+    /** The words of a log line for a call {@link #portAllowed} refused. */
+    public static String insecurePort(Connection connection) {
+        return "called from port " + connection.peer().getPort() + " (not below " + Connection.RESERVED_PORTS
+                + ") and the client rule is secure; a client program that runs as root uses a reserved port,"
+                + " or the rule may say secure: false";
+    }
 
     public static ClientAccess of(ClientRule rule, boolean exportReadOnly, Credentials credentials) {
         boolean writable = !exportReadOnly && rule.access() == ClientRule.Access.RW;

@@ -121,4 +121,44 @@ class LibnfsInteropTest {
                     "nfs-cat of the largest file");
         }
     }
+
+    /**
+     * exports(5) secure against a real client: libnfs run as root binds a reserved source port
+     * and is served; run as another user it cannot, so it could state any uid, and MOUNT
+     * refuses it. That user cannot act as root on an export whose rule does not squash root.
+     */
+    @Test
+    void aSecureRuleServesLibnfsRunAsRootAndRefusesItRunAsAnotherUser() throws Exception {
+        assertTrue(installed() || System.getenv("CI") == null, "CI must provide libnfs-utils");
+        assumeTrue(installed(), "libnfs-utils is not installed");
+        assumeTrue("root".equals(System.getProperty("user.name")), "binding a reserved port needs root");
+        Path exportDir = Files.createDirectories(dir.resolve("export"));
+        Files.writeString(exportDir.resolve("root-only.txt"), "secret");
+        Path openDir = Files.createDirectories(dir.resolve("open"));
+        Files.writeString(openDir.resolve("anyone.txt"), "public");
+        try (NfsFixture fx = new NfsFixture(List.of(
+                NfsFixture.export(0, "data", LocalFileSystem.open(exportDir, dir.resolve("state"), ExportOptions.DEFAULT),
+                        NfsFixture.secureRule("127.0.0.0/8")),
+                NfsFixture.export(1, "open", LocalFileSystem.open(openDir, dir.resolve("open-state"),
+                        ExportOptions.DEFAULT), NfsFixture.rule("127.0.0.0/8", Access.RW, false, false))), h -> null)) {
+            String query = "?version=3&nfsport=" + fx.nfs().getPort() + "&mountport=" + fx.mount().getPort();
+            String secure = "nfs://127.0.0.1/data/" + query;
+            assertTrue(run("nfs-ls", secure).contains("root-only.txt"), "root's nfs-ls lists the secure export");
+
+            // as uid 65534: libnfs then states uid 65534, but any user could build a call claiming uid 0
+            String[] asNobody = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "nfs-ls"};
+            assertTrue(run(concat(asNobody, "nfs://127.0.0.1/open/" + query)).contains("anyone.txt"),
+                    "the same user lists an insecure export");
+            Process p = new ProcessBuilder(concat(asNobody, secure)).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "nfs-ls as 65534 finished");
+            assertTrue(p.exitValue() != 0 && !out.contains("root-only.txt"), "refused from an unreserved port:\n" + out);
+        }
+    }
+
+    private static String[] concat(String[] head, String last) {
+        String[] all = java.util.Arrays.copyOf(head, head.length + 1);
+        all[head.length] = last;
+        return all;
+    }
 }

@@ -40,8 +40,14 @@ final class NfsFixture implements AutoCloseable {
                 .start();
     }
 
+    /** An insecure rule: the tests' own clients call from unreserved ports. */
     static ClientRule rule(String match, ClientRule.Access access, boolean rootSquash, boolean allSquash) {
-        return new ClientRule(AddressMatch.parse(match), access, rootSquash, allSquash, 65534, 65534);
+        return new ClientRule(AddressMatch.parse(match), access, rootSquash, allSquash, 65534, 65534, false);
+    }
+
+    /** A secure read-write rule without squashing: stated credentials only from reserved ports. */
+    static ClientRule secureRule(String match) {
+        return new ClientRule(AddressMatch.parse(match), ClientRule.Access.RW, false, false, 65534, 65534, true);
     }
 
     static NfsExport export(int id, String name, VirtualFileSystem fs, ClientRule... rules) {

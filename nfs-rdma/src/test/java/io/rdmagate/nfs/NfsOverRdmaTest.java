@@ -2,6 +2,7 @@ package io.rdmagate.nfs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
@@ -9,6 +10,7 @@ import io.netty.buffer.Unpooled;
 import io.rdmagate.gateway.spi.config.ClientRule.Access;
 import io.rdmagate.nfs.client.Nfs3Client;
 import io.rdmagate.nfs.v3.Nfs3;
+import io.rdmagate.nfs.v3.Nfs3Status;
 import io.rdmagate.oncrpc.rpc.CallHeaders;
 import io.rdmagate.oncrpc.rpc.ReplyHeader;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
@@ -55,9 +57,13 @@ class NfsOverRdmaTest {
     @BeforeEach
     void start() throws Exception {
         Path data = Files.createDirectories(dir.resolve("data"));
+        Path secure = Files.createDirectories(dir.resolve("secure"));
         exports = new NfsExports(List.of(NfsFixture.export(0, "data",
                 LocalFileSystem.open(data, dir.resolve("state"), ExportOptions.DEFAULT),
-                NfsFixture.rule("*", Access.RW, false, false))));
+                NfsFixture.rule("*", Access.RW, false, false)),
+                NfsFixture.export(1, "secure",
+                        LocalFileSystem.open(secure, dir.resolve("secure-state"), ExportOptions.DEFAULT),
+                        NfsFixture.secureRule("*"))));
         serverDevice = fabric.device("server");
         clientDevice = fabric.device("client");
         server = NfsServer.builder().exports(exports).pool(tcpPool).payloadCopies(copies).maxIoSize(1 << 20)
@@ -103,6 +109,29 @@ class NfsOverRdmaTest {
         CRC32 c = new CRC32();
         c.update(b);
         return c.getValue();
+    }
+
+    /**
+     * A secure rule (exports(5) secure) counts RPC-over-RDMA calls as secure, as svcrdma does:
+     * the Linux client's RDMA connections come from ephemeral ports. The same call over TCP from
+     * an unreserved port is NFS3ERR_PERM, and MOUNT refuses it.
+     */
+    @Test
+    void aSecureRuleLetsRdmaCallsInAndRefusesTcpCallsFromUnreservedPorts() throws Exception {
+        NfsExport export = exports.all().get(1);
+        byte[] fh = NfsExports.wire(export, export.fs().root());
+        byte[] getattr = Nfs3Client.encode(e -> e.writeOpaque(fh));
+        XdrDecoder g = ok(rdma.call(Call.of(call(Nfs3.GETATTR, getattr))));
+        assertEquals(Nfs3.NF3DIR, Nfs3Client.fattr(g).type());
+
+        InetSocketAddress tcp = new InetSocketAddress(NfsFixture.LOOPBACK, server.port("nfs"));
+        try (Nfs3Client c = Nfs3Client.connect(tcp, NfsFixture.ROOT)) {
+            assertTrue(c.rpc().localAddress().getPort() >= 1024, "the test's client calls from an unreserved port");
+            assertEquals(Nfs3Status.NFS3ERR_PERM, c.call(Nfs3.GETATTR, getattr).status());
+        }
+        Nfs3Client.NfsStatusException refused = assertThrows(Nfs3Client.NfsStatusException.class, () -> Nfs3Client
+                .mount(new InetSocketAddress(NfsFixture.LOOPBACK, server.port("mount")), "/secure", NfsFixture.ROOT));
+        assertEquals(io.rdmagate.nfs.mount.Mount.MNT3ERR_ACCES, refused.status());
     }
 
     @Test

@@ -31,7 +31,7 @@ final class SmbServers {
                 exports:
                   - name: bench
                     path: %s
-                    clients: [{match: "*", rootSquash: false}]
+                    clients: [{match: "*", rootSquash: false, secure: false}]
                 shares:
                   - {name: %s, export: bench}
                 users:

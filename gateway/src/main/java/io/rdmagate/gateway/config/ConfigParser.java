@@ -199,9 +199,10 @@ public final class ConfigParser {
                 boolean allSquash = m.bool("allSquash", false);
                 int anonUid = (int) m.integer("anonUid", 65534, 0, MAX_INT);
                 int anonGid = (int) m.integer("anonGid", 65534, 0, MAX_INT);
-                m.finish("match", "access", "rootSquash", "allSquash", "anonUid", "anonGid");
+                boolean secure = m.bool("secure", true);
+                m.finish("match", "access", "rootSquash", "allSquash", "anonUid", "anonGid", "secure");
                 out.add(new ClientRule(match, access.equals("rw") ? ClientRule.Access.RW : ClientRule.Access.RO,
-                        rootSquash, allSquash, anonUid, anonGid));
+                        rootSquash, allSquash, anonUid, anonGid, secure));
             }
             return out;
         }

@@ -48,6 +48,7 @@ class ConfigParserTest {
         for (ClientRule local : e.clients().subList(0, 2)) {
             assertTrue(local.match().matches(InetAddress.getLoopbackAddress()) || local.match().text().equals("::1"));
             assertFalse(local.rootSquash(), "root on this host is root");
+            assertTrue(local.secure(), "but only a caller that binds a reserved port, as root does");
             assertEquals(ClientRule.Access.RW, local.access());
         }
         assertTrue(e.clients().get(0).match().matches(InetAddress.ofLiteral("127.0.0.1")));
@@ -58,6 +59,7 @@ class ConfigParserTest {
         assertTrue(r.rootSquash());
         assertFalse(r.allSquash());
         assertEquals(65534, r.anonUid());
+        assertTrue(r.secure());
         assertEquals(1, c.shares().size());
         assertEquals(new ShareConfig("data", "data", "", false, false, false), c.shares().getFirst());
         assertEquals(SmbConfig.DEFAULT, c.smb());
@@ -108,7 +110,7 @@ class ConfigParserTest {
                     mapReadThreshold: 256KiB
                     clients:
                       - {match: 10.0.0.0/8, access: ro, rootSquash: false}
-                      - {match: "fd00::/8", allSquash: true, anonUid: 1000, anonGid: 100}
+                      - {match: "fd00::/8", allSquash: true, anonUid: 1000, anonGid: 100, secure: false}
                 shares:
                   - {name: Proj, export: proj, path: /docs/, readOnly: true, guestOk: true, encrypt: true}
                 smb: {signingRequired: true, encryptAll: true, guestAccount: nobody}
@@ -133,7 +135,9 @@ class ConfigParserTest {
         assertEquals(256 << 10, e.mapReadThreshold());
         assertEquals(ClientRule.Access.RO, e.clients().get(0).access());
         assertFalse(e.clients().get(0).rootSquash());
+        assertTrue(e.clients().get(0).secure(), "secure unless a rule says otherwise");
         assertEquals(1000, e.clients().get(1).anonUid());
+        assertFalse(e.clients().get(1).secure());
         assertEquals(new ShareConfig("Proj", "proj", "docs", true, true, true), c.shares().getFirst());
         assertEquals(new SmbConfig(true, true, "nobody", 8192, 64, java.time.Duration.ofSeconds(35),
                 java.time.Duration.ofSeconds(60), java.time.Duration.ofMinutes(5), java.time.Duration.ofSeconds(30),

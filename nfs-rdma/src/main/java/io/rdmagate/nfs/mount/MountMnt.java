@@ -77,6 +77,10 @@ final class MountMnt implements MountProcedure {
             refused(exports, call, path, "matches no client rule of export " + export.config().name());
             throw new MountException(Mount.MNT3ERR_ACCES);
         }
+        if (!ClientAccess.portAllowed(rule.get(), call.connection(), call.credentials())) {
+            refused(exports, call, path, ClientAccess.insecurePort(call.connection()));
+            throw new MountException(Mount.MNT3ERR_ACCES); // as mountd answers an "illegal port"
+        }
         if (rest.isEmpty()) {
             return NfsExports.wire(export, export.fs().root());
         }

@@ -100,6 +100,14 @@ public final class NlmService implements NfsServer.Nlm {
                     t.export().config().name());
             throw new VfsException(io.rdmagate.vfs.VfsError.ACCESS, "client not allowed on the export");
         }
+        if (!io.rdmagate.nfs.ClientAccess.portAllowed(t.export().ruleFor(call.connection().peer().getAddress())
+                .orElseThrow(), call.connection(), call.credentials())) {
+            String client = call.connection().peer().getAddress().getHostAddress();
+            exports.denials().log(io.rdmagate.gateway.spi.log.RateLimitedLog.Level.WARN, client,
+                    "NLM {} refused on export {}: client {} {}", call.procedure(), t.export().config().name(), client,
+                    io.rdmagate.nfs.ClientAccess.insecurePort(call.connection()));
+            throw new VfsException(io.rdmagate.vfs.VfsError.ACCESS, "client called from an unreserved port");
+        }
         return t;
     }
 

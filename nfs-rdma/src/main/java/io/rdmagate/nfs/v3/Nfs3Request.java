@@ -55,12 +55,24 @@ public final class Nfs3Request {
         return server.exports().resolve(fh);
     }
 
-    /** What the caller may do on {@code export}; NFS3ERR_ACCES when no client rule lets it in. */
+    /**
+     * What the caller may do on {@code export}; NFS3ERR_ACCES when no client rule lets it in,
+     * NFS3ERR_PERM when a secure rule does and the call came from an unreserved port (as knfsd
+     * answers nfserr_perm).
+     */
     public ClientAccess access(NfsExport export) throws Nfs3Exception {
         Optional<ClientRule> rule = export.ruleFor(call.connection().peer().getAddress());
         if (rule.isEmpty()) {
             throw new Nfs3Exception(Nfs3Status.NFS3ERR_ACCES, "client " + call.connection().peer()
                     + " is not allowed on export " + export.config().name());
+        }
+        if (!ClientAccess.portAllowed(rule.get(), call.connection(), call.credentials())) {
+            String client = call.connection().peer().getAddress().getHostAddress();
+            server.exports().denials().log(io.rdmagate.gateway.spi.log.RateLimitedLog.Level.WARN, client,
+                    "NFSv3 procedure {} refused on export {}: client {} {}", call.procedure(),
+                    export.config().name(), client, ClientAccess.insecurePort(call.connection()));
+            throw new Nfs3Exception(Nfs3Status.NFS3ERR_PERM, "client " + call.connection().peer()
+                    + " called export " + export.config().name() + " from an unreserved port");
         }
         return ClientAccess.of(rule.get(), export.config().readOnly(), call.credentials());
     }

@@ -20,6 +20,19 @@ public record Connection(long id, InetSocketAddress peer, InetSocketAddress loca
         }
     }
 
+    /** Ports below this one are bound by root only (IPPORT_RESERVED). */
+    public static final int RESERVED_PORTS = 1024;
+
+    /**
+     * Whether the client's side of the connection could only have been opened by root on the
+     * client: a source port below {@link #RESERVED_PORTS} on TCP and UDP, always on RDMA (as
+     * svcrdma sets RQ_SECURE for every RDMA call; the Linux client's RDMA connections come from
+     * ephemeral ports).
+     */
+    public boolean fromReservedPort() {
+        return transport.equals("rdma") || peer.getPort() < RESERVED_PORTS;
+    }
+
     /** A connection with no backchannel. */
     public Connection(long id, InetSocketAddress peer, InetSocketAddress local, String transport) {
         this(id, peer, local, transport, Backchannel.NONE);
