@@ -11,6 +11,8 @@
 # --forward  makes 10.0.2.100:PORT in the guest reach 127.0.0.1:PORT on the host: qemu user
 #            networking with restrict=on (the guest reaches nothing else) and one guestfwd
 #            per port, each guest connection relayed by its own `socat - TCP:127.0.0.1:PORT`.
+#            As root the relay connects from a reserved port (socat's lowport), as the guest's
+#            kernel NFS client does, so the gateway's secure client rules let it in.
 #            GUEST:HOST makes 10.0.2.100:GUEST reach 127.0.0.1:HOST (a well-known port such
 #            as rpcbind's 111 in the guest, served by a free port on the host).
 #            Without --forward the guest has no network card at all (-nic none).
@@ -47,10 +49,12 @@ net=(-nic none)
 if [ "${#forwards[@]}" -gt 0 ]; then
     command -v socat >/dev/null || { echo "run-guest: --forward needs socat on the host" >&2; exit 2; }
     spec=user,id=n0,restrict=on,net=10.0.2.0/24,host=10.0.2.2
+    low=""
+    [ "$(id -u)" -eq 0 ] && low=",,lowport" # ",," is a comma inside a qemu option
     for p in "${forwards[@]}"; do
         [[ $p =~ ^([0-9]+)(:([0-9]+))?$ ]] || { echo "run-guest: bad port $p" >&2; exit 2; }
         guest=${BASH_REMATCH[1]} host=${BASH_REMATCH[3]:-${BASH_REMATCH[1]}}
-        spec+=",guestfwd=tcp:10.0.2.100:$guest-cmd:socat - TCP:127.0.0.1:$host"
+        spec+=",guestfwd=tcp:10.0.2.100:$guest-cmd:socat - TCP:127.0.0.1:$host$low"
     done
     net=(-netdev "$spec" -device virtio-net-pci,netdev=n0)
 fi

@@ -71,8 +71,9 @@ public final class HostGateway implements AutoCloseable {
                 exports:
                   - name: data
                     path: %s
-                    # insecure: the guest's clients arrive through the host's forwarder, from its ports
-                    clients: [{match: "*", rootSquash: false, secure: false}]
+                    # secure (the default): the guest's kernel clients arrive through run-guest.sh's
+                    # relay, which connects from a reserved port as they do; nfs-cp runs as root
+                    clients: [{match: "*", rootSquash: false}]
                 shares:
                   - {name: data, export: data}
                 """.formatted(state, export) + extra + "transports:\n" + transports);
