@@ -18,7 +18,7 @@ public final class OpenTable {
     private final Map<Long, Open> byVolatile = new ConcurrentHashMap<>();
     /** Durable v2 opens by client GUID and CreateGuid (MS-SMB2 3.3.5.9.10: replays and reconnects name them so). */
     private final Map<String, Open> byCreateGuid = new HashMap<>();
-    private final Map<String, FileState> files = new HashMap<>();
+    private final Map<FileKey, FileState> files = new HashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
     private final Oplocks oplocks;
     /** How many files have SMB opens, for other protocols' hot paths to read without the monitor. */
@@ -55,8 +55,12 @@ public final class OpenTable {
         return byVolatile.size();
     }
 
-    private static String key(int volume, long fileId) {
-        return volume + ":" + fileId;
+    /** A file of a volume; a record, so a lookup from another protocol's hot path formats no string. */
+    private record FileKey(int volume, long fileId) {
+    }
+
+    private static FileKey key(int volume, long fileId) {
+        return new FileKey(volume, fileId);
     }
 
     static final int DATA_READ = Access.FILE_READ_DATA | Access.FILE_EXECUTE;
