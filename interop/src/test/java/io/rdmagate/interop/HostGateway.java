@@ -175,6 +175,13 @@ public final class HostGateway implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** SIGKILL, as a crash or the OOM killer ends it: no orderly stop; returns the exit status. */
+    public int kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+        return process.exitValue();
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
