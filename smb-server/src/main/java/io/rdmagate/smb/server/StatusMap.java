@@ -34,7 +34,7 @@ public final class StatusMap {
             case RANGE_NOT_LOCKED -> NtStatus.RANGE_NOT_LOCKED;
             case NO_RESOURCES -> NtStatus.INSUFFICIENT_RESOURCES;
             case BAD_COOKIE -> NtStatus.INVALID_PARAMETER;
-            case IO -> NtStatus.UNSUCCESSFUL;
+            case IO -> NtStatus.IO_DEVICE_ERROR; // EIO, as Samba maps it (errmap_unix.c)
         };
     }
 }

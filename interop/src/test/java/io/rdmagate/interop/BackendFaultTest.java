@@ -1,0 +1,115 @@
+package io.rdmagate.interop;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real gateway exporting a filesystem whose disk fails (a FUSE filesystem, eio-fs.py, that
+ * answers reads past the first 64 KiB of bad.bin with EIO, as a bad sector does): an NFS READ of
+ * it is NFS3ERR_IO (libnfs's nfs-cp fails), an SMB READ STATUS_IO_DEVICE_ERROR (smbclient's get fails),
+ * never a crash, SERVERFAULT or an exception; the good file beside it reads back over both
+ * protocols before and after.
+ */
+@Tag("interop")
+class BackendFaultTest {
+    private static final String USER = "reader";
+    private static final String PASSWORD = "Reader-pass-1";
+    private static final int SIZE = 256 * 1024;
+
+    @TempDir
+    Path dir;
+
+    private record Run(int exit, String output) {
+    }
+
+    @Test
+    void eioFromTheDiskIsAnIoErrorOverNfsAndSmbAndTheGatewayServesOn() throws Exception {
+        Path export = Files.createDirectories(dir.resolve("export"));
+        Path script = dir.resolve("eio-fs.py");
+        try (var in = BackendFaultTest.class.getResourceAsStream("/eio-fs.py")) {
+            Files.write(script, in.readAllBytes());
+        }
+        Process fs = new ProcessBuilder("/usr/bin/python3", script.toString(), export.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("eio-fs.log").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!Files.exists(export.resolve("good.bin")) && fs.isAlive() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertTrue(Files.exists(export.resolve("good.bin")), "the FUSE filesystem is mounted: "
+                    + Files.readString(dir.resolve("eio-fs.log")));
+            served(export);
+        } finally {
+            run(dir, "umount", export.toString());
+            if (!fs.waitFor(30, TimeUnit.SECONDS)) {
+                fs.destroyForcibly();
+            }
+        }
+    }
+
+    private void served(Path export) throws Exception {
+        byte[] expected = new byte[SIZE];
+        for (int i = 0; i < SIZE; i++) {
+            expected[i] = (byte) (i % 251);
+        }
+        Path work = Files.createDirectories(dir.resolve("client"));
+        HostGateway.NfsAndSmb ports = HostGateway.NfsAndSmb.onFreePorts();
+        try (HostGateway gateway = HostGateway.start(dir, HostGateway.rootSmbUser(USER, PASSWORD),
+                ports.transports())) {
+            goodFileReadsBack(work, ports, expected, "before");
+
+            Run nfs = run(work, "nfs-cp", ports.nfsUrl("bad.bin"), work.resolve("nfs-bad.bin").toString());
+            assertNotEquals(0, nfs.exit(), "an NFS copy of the failing file fails: " + nfs.output());
+            String metrics = gateway.metrics();
+            assertTrue(HostGateway.counter(metrics, "rdmagate_nfs_requests_total{procedure=\"READ\",program=\"nfs\","
+                    + "status=\"NFS3ERR_IO\",version=\"3\"}") >= 1, "NFS3ERR_IO answered:\n" + metrics);
+            assertTrue(HostGateway.counter(metrics, "rdmagate_nfs_requests_total{procedure=\"READ\",program=\"nfs\","
+                    + "status=\"NFS3ERR_SERVERFAULT\",version=\"3\"}") <= 0, "no fault:\n" + metrics);
+
+            Run smb = smbclient(work, ports.smb(), "get bad.bin smb-bad.bin");
+            assertTrue(smb.output().contains("NT_STATUS_IO_DEVICE_ERROR"), "an SMB get of the failing file fails"
+                    + " with STATUS_IO_DEVICE_ERROR, as Samba answers EIO: " + smb.output());
+            assertFalse(Files.exists(work.resolve("smb-bad.bin")) && Files.size(work.resolve("smb-bad.bin")) == SIZE,
+                    "no whole copy of a file that could not be read");
+
+            goodFileReadsBack(work, ports, expected, "after");
+            assertFalse(gateway.log().contains("Exception"), "no exception in the gateway's log:\n" + gateway.log());
+        }
+    }
+
+    private static void goodFileReadsBack(Path work, HostGateway.NfsAndSmb ports, byte[] expected, String when)
+            throws Exception {
+        Path nfs = work.resolve("nfs-good-" + when + ".bin");
+        Run r = run(work, "nfs-cp", ports.nfsUrl("good.bin"), nfs.toString());
+        assertEquals(0, r.exit(), r.output());
+        assertArrayEquals(expected, Files.readAllBytes(nfs), "good.bin over NFS " + when);
+        Run s = smbclient(work, ports.smb(), "get good.bin smb-good-" + when + ".bin");
+        assertEquals(0, s.exit(), s.output());
+        assertArrayEquals(expected, Files.readAllBytes(work.resolve("smb-good-" + when + ".bin")),
+                "good.bin over SMB " + when);
+    }
+
+    private static Run smbclient(Path cwd, int port, String commands) throws Exception {
+        return run(cwd, "smbclient", "//127.0.0.1/data", "-p", String.valueOf(port), "-U", USER + "%" + PASSWORD,
+                "-m", "SMB3", "-c", commands);
+    }
+
+    private static Run run(Path cwd, String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), String.join(" ", cmd));
+        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+}
