@@ -41,6 +41,9 @@ class BackendFaultTest {
         try (var in = BackendFaultTest.class.getResourceAsStream("/eio-fs.py")) {
             Files.write(script, in.readAllBytes());
         }
+        if (!Files.exists(Path.of("/dev/fuse"))) { // a minimal /dev (a container, a fresh VM) may lack the node
+            assertEquals(0, run(dir, "mknod", "-m", "0666", "/dev/fuse", "c", "10", "229").exit(), "mknod /dev/fuse");
+        }
         Process fs = new ProcessBuilder("/usr/bin/python3", script.toString(), export.toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("eio-fs.log").toFile()).start();
         try {
