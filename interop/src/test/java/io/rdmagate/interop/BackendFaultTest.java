@@ -1,13 +1,15 @@
 package io.rdmagate.interop;
 
+import static io.rdmagate.interop.HostClients.run;
+import static io.rdmagate.interop.HostClients.smbclient;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import io.rdmagate.interop.HostClients.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -31,8 +33,6 @@ class BackendFaultTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String output) {
-    }
 
     @Test
     void eioFromTheDiskIsAnIoErrorOverNfsAndSmbAndTheGatewayServesOn() throws Exception {
@@ -81,7 +81,7 @@ class BackendFaultTest {
             assertTrue(HostGateway.counter(metrics, "rdmagate_nfs_requests_total{procedure=\"READ\",program=\"nfs\","
                     + "status=\"NFS3ERR_SERVERFAULT\",version=\"3\"}") <= 0, "no fault:\n" + metrics);
 
-            Run smb = smbclient(work, ports.smb(), "get bad.bin smb-bad.bin");
+            Run smb = smbclient(work, ports.smb(), USER, PASSWORD, "get bad.bin smb-bad.bin");
             assertTrue(smb.output().contains("NT_STATUS_IO_DEVICE_ERROR"), "an SMB get of the failing file fails"
                     + " with STATUS_IO_DEVICE_ERROR, as Samba answers EIO: " + smb.output());
             assertFalse(Files.exists(work.resolve("smb-bad.bin")) && Files.size(work.resolve("smb-bad.bin")) == SIZE,
@@ -98,21 +98,11 @@ class BackendFaultTest {
         Run r = run(work, "nfs-cp", ports.nfsUrl("good.bin"), nfs.toString());
         assertEquals(0, r.exit(), r.output());
         assertArrayEquals(expected, Files.readAllBytes(nfs), "good.bin over NFS " + when);
-        Run s = smbclient(work, ports.smb(), "get good.bin smb-good-" + when + ".bin");
+        Run s = smbclient(work, ports.smb(), USER, PASSWORD, "get good.bin smb-good-" + when + ".bin");
         assertEquals(0, s.exit(), s.output());
         assertArrayEquals(expected, Files.readAllBytes(work.resolve("smb-good-" + when + ".bin")),
                 "good.bin over SMB " + when);
     }
 
-    private static Run smbclient(Path cwd, int port, String commands) throws Exception {
-        return run(cwd, "smbclient", "//127.0.0.1/data", "-p", String.valueOf(port), "-U", USER + "%" + PASSWORD,
-                "-m", "SMB3", "-c", commands);
-    }
 
-    private static Run run(Path cwd, String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), String.join(" ", cmd));
-        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-    }
 }

@@ -1,17 +1,17 @@
 package io.rdmagate.interop;
 
+import static io.rdmagate.interop.HostClients.run;
+import static io.rdmagate.interop.HostClients.smbclient;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
+import io.rdmagate.interop.HostClients.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,8 +30,6 @@ class DiskFullTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String output) {
-    }
 
     @Test
     void aFullExportAnswersNoSpaceOverNfsAndSmbAndTheGatewayServesOn() throws Exception {
@@ -47,7 +45,7 @@ class DiskFullTest {
                 ports.transports())) {
             Run nfsFull = run(work, "nfs-cp", big.toString(), ports.nfsUrl("big-nfs.bin"));
             assertNotEquals(0, nfsFull.exit(), "an 8 MiB NFS copy onto 4 MiB fails: " + nfsFull.output());
-            Run smbFull = smbclient(work, smb, "put big.bin big-smb.bin");
+            Run smbFull = smbclient(work, smb, USER, PASSWORD, "put big.bin big-smb.bin");
             assertTrue(smbFull.output().contains("NT_STATUS_DISK_FULL"), "with STATUS_DISK_FULL: " + smbFull.output());
             // nfs-cp prints no status; the gateway's metrics name the one it answered
             String metrics = gateway.metrics();
@@ -56,7 +54,7 @@ class DiskFullTest {
             assertTrue(HostGateway.counter(metrics, "rdmagate_nfs_requests_total{procedure=\"WRITE\",program=\"nfs\","
                     + "status=\"NFS3ERR_SERVERFAULT\",version=\"3\"}") <= 0, "no fault:\n" + metrics);
 
-            Run cleared = smbclient(work, smb, "del big-nfs.bin; del big-smb.bin; ls");
+            Run cleared = smbclient(work, smb, USER, PASSWORD, "del big-nfs.bin; del big-smb.bin; ls");
             assertEquals(0, cleared.exit(), cleared.output());
             assertTrue(!cleared.output().contains("big-"), "the partial files are gone: " + cleared.output());
 
@@ -65,7 +63,7 @@ class DiskFullTest {
             assertEquals(0, nfsBack.exit(), nfsBack.output());
             assertArrayEquals(smallContent, Files.readAllBytes(work.resolve("nfs-back.bin")), "NFS serves on");
 
-            Run smbBack = smbclient(work, smb, "put small.bin after-smb.bin; get after-smb.bin smb-back.bin");
+            Run smbBack = smbclient(work, smb, USER, PASSWORD, "put small.bin after-smb.bin; get after-smb.bin smb-back.bin");
             assertEquals(0, smbBack.exit(), smbBack.output());
             assertArrayEquals(smallContent, Files.readAllBytes(work.resolve("smb-back.bin")), "SMB serves on");
             assertTrue(!gateway.log().contains("Exception"), "no exception in the gateway's log:\n" + gateway.log());
@@ -78,16 +76,5 @@ class DiskFullTest {
         return b;
     }
 
-    private static Run smbclient(Path cwd, int port, String commands) throws Exception {
-        return run(cwd, "smbclient", "//127.0.0.1/data", "-p", String.valueOf(port), "-U", USER + "%" + PASSWORD,
-                "-m", "SMB3", "-c", commands);
-    }
 
-    private static Run run(Path cwd, String... cmd) throws Exception {
-        Process p = new ProcessBuilder(new ArrayList<>(List.of(cmd))).directory(cwd.toFile()).redirectErrorStream(true)
-                .start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), String.join(" ", cmd));
-        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-    }
 }

@@ -1,10 +1,13 @@
 package io.rdmagate.interop;
 
+import static io.rdmagate.interop.HostClients.run;
+import static io.rdmagate.interop.HostClients.smbclient;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
+import io.rdmagate.interop.HostClients.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,8 +33,6 @@ class KilledGatewayTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String output) {
-    }
 
     @Test
     void acknowledgedWritesSurviveSigkillMidCopyAndTheGatewayStartsAgain() throws Exception {
@@ -71,7 +72,7 @@ class KilledGatewayTest {
             }
             StringBuilder puts = new StringBuilder();
             smbFiles.forEach(s -> puts.append("put ").append(s).append("; "));
-            Run put = smbclient(work, ports.smb(), puts.toString());
+            Run put = smbclient(work, ports.smb(), USER, PASSWORD, puts.toString());
             assertEquals(0, put.exit(), put.output());
 
             copy = new ProcessBuilder("nfs-cp", big.toString(), ports.nfsUrl("big.bin")).directory(work.toFile())
@@ -100,7 +101,7 @@ class KilledGatewayTest {
             }
             StringBuilder gets = new StringBuilder();
             smbFiles.forEach(s -> gets.append("get ").append(s).append(" back-").append(s).append("; "));
-            Run get = smbclient(work, ports.smb(), gets.toString());
+            Run get = smbclient(work, ports.smb(), USER, PASSWORD, gets.toString());
             assertEquals(0, get.exit(), get.output());
             for (String s : smbFiles) {
                 assertArrayEquals(Files.readAllBytes(work.resolve(s)), Files.readAllBytes(work.resolve("back-" + s)),
@@ -117,15 +118,5 @@ class KilledGatewayTest {
         return b;
     }
 
-    private static Run smbclient(Path cwd, int port, String commands) throws Exception {
-        return run(cwd, "smbclient", "//127.0.0.1/data", "-p", String.valueOf(port), "-U", USER + "%" + PASSWORD,
-                "-m", "SMB3", "-c", commands);
-    }
 
-    private static Run run(Path cwd, String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), String.join(" ", cmd));
-        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-    }
 }

@@ -1,17 +1,18 @@
 package io.rdmagate.interop;
 
+import static io.rdmagate.interop.HostClients.run;
+import static io.rdmagate.interop.HostClients.smbclient;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
+import io.rdmagate.interop.HostClients.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,8 +34,6 @@ class SecurityRegressionTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String output) {
-    }
 
     @Test
     void logonsNamesSymlinksAndUnreservedPortsAreRefusedWithRealClients() throws Exception {
@@ -100,18 +99,5 @@ class SecurityRegressionTest {
         assertTrue(r.output().contains(status), what + " is " + status + ": " + r.output());
     }
 
-    private static Run smbclient(Path cwd, int port, List<String> auth, String commands) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("smbclient", "//127.0.0.1/data", "-p", String.valueOf(port),
-                "-m", "SMB3"));
-        cmd.addAll(auth);
-        cmd.addAll(List.of("-c", commands));
-        return run(cwd, cmd.toArray(String[]::new));
-    }
 
-    private static Run run(Path cwd, String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), String.join(" ", cmd));
-        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-    }
 }
