@@ -3,7 +3,9 @@ package io.rdmagate.nfs;
 import io.rdmagate.gateway.spi.config.ClientRule;
 import io.rdmagate.oncrpc.rpc.AuthSys;
 import io.rdmagate.oncrpc.rpc.Credentials;
+import io.rdmagate.gateway.spi.log.RateLimitedLog;
 import io.rdmagate.oncrpc.server.Connection;
+import io.rdmagate.oncrpc.server.RpcCall;
 import io.rdmagate.vfs.Caller;
 
 /**
@@ -25,6 +27,21 @@ public record ClientAccess(Caller caller, boolean writable) {
      */
     public static boolean portAllowed(ClientRule rule, Connection connection, Credentials credentials) {
         return !rule.secure() || credentials.flavor() >= RPCSEC_GSS || connection.fromReservedPort();
+    }
+
+    /**
+     * {@link #portAllowed} for a call on {@code export}; a refusal is logged to the security log as
+     * "{@code what} refused on export ...".
+     */
+    public static boolean portAllowed(NfsExports exports, NfsExport export, ClientRule rule, RpcCall call,
+            String what) {
+        if (portAllowed(rule, call.connection(), call.credentials())) {
+            return true;
+        }
+        String client = call.connection().peer().getAddress().getHostAddress();
+        exports.denials().log(RateLimitedLog.Level.WARN, client, "{} refused on export {}: client {} {}", what,
+                export.config().name(), client, insecurePort(call.connection()));
+        return false;
     }
 
     /** The words of a log line for a call {@link #portAllowed} refused. */

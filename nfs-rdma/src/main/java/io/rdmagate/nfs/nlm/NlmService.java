@@ -93,19 +93,17 @@ public final class NlmService implements NfsServer.Nlm {
     /** The file of a lock; the caller must be let in by one of the export's client rules. */
     Target target(RpcCall call, byte[] fh) throws VfsException {
         Target t = exports.resolve(fh);
-        if (t.export().ruleFor(call.connection().peer().getAddress()).isEmpty()) {
+        java.util.Optional<io.rdmagate.gateway.spi.config.ClientRule> rule = t.export().ruleFor(
+                call.connection().peer().getAddress());
+        if (rule.isEmpty()) {
             String client = call.connection().peer().getAddress().getHostAddress();
             exports.denials().log(io.rdmagate.gateway.spi.log.RateLimitedLog.Level.WARN, client,
                     "NLM {} refused: client {} matches no client rule of export {}", call.procedure(), client,
                     t.export().config().name());
             throw new VfsException(io.rdmagate.vfs.VfsError.ACCESS, "client not allowed on the export");
         }
-        if (!io.rdmagate.nfs.ClientAccess.portAllowed(t.export().ruleFor(call.connection().peer().getAddress())
-                .orElseThrow(), call.connection(), call.credentials())) {
-            String client = call.connection().peer().getAddress().getHostAddress();
-            exports.denials().log(io.rdmagate.gateway.spi.log.RateLimitedLog.Level.WARN, client,
-                    "NLM {} refused on export {}: client {} {}", call.procedure(), t.export().config().name(), client,
-                    io.rdmagate.nfs.ClientAccess.insecurePort(call.connection()));
+        if (!io.rdmagate.nfs.ClientAccess.portAllowed(exports, t.export(), rule.get(), call,
+                "NLM procedure " + call.procedure())) {
             throw new VfsException(io.rdmagate.vfs.VfsError.ACCESS, "client called from an unreserved port");
         }
         return t;

@@ -66,11 +66,8 @@ public final class Nfs3Request {
             throw new Nfs3Exception(Nfs3Status.NFS3ERR_ACCES, "client " + call.connection().peer()
                     + " is not allowed on export " + export.config().name());
         }
-        if (!ClientAccess.portAllowed(rule.get(), call.connection(), call.credentials())) {
-            String client = call.connection().peer().getAddress().getHostAddress();
-            server.exports().denials().log(io.rdmagate.gateway.spi.log.RateLimitedLog.Level.WARN, client,
-                    "NFSv3 procedure {} refused on export {}: client {} {}", call.procedure(),
-                    export.config().name(), client, ClientAccess.insecurePort(call.connection()));
+        if (!ClientAccess.portAllowed(server.exports(), export, rule.get(), call, "NFSv3 procedure "
+                + call.procedure())) {
             throw new Nfs3Exception(Nfs3Status.NFS3ERR_PERM, "client " + call.connection().peer()
                     + " called export " + export.config().name() + " from an unreserved port");
         }

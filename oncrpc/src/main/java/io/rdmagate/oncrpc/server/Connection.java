@@ -30,7 +30,7 @@ public record Connection(long id, InetSocketAddress peer, InetSocketAddress loca
      * ephemeral ports).
      */
     public boolean fromReservedPort() {
-        return transport.equals("rdma") || peer.getPort() < RESERVED_PORTS;
+        return peer.getPort() < RESERVED_PORTS || transport.equals("rdma");
     }
 
     /** A connection with no backchannel. */
