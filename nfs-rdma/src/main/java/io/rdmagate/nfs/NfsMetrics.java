@@ -10,6 +10,7 @@ import io.rdmagate.nfs.mount.Mount;
 import io.rdmagate.nfs.nlm.Nlm4;
 import io.rdmagate.nfs.v3.Nfs3;
 import io.rdmagate.nfs.v3.Nfs3Status;
+import io.rdmagate.nfs.v4.Nfs4;
 import io.rdmagate.oncrpc.rpc.AuthSys;
 import io.rdmagate.oncrpc.rpc.CallHeader;
 import io.rdmagate.oncrpc.server.Connection;
@@ -66,6 +67,7 @@ public final class NfsMetrics {
     private final Counter[] received = new Counter[TRANSPORTS.length];
     private final Counter[] sent = new Counter[TRANSPORTS.length];
     private final Program nfs;
+    private final Program nfs4;
     private final Program mount;
     private final Program nlm;
     private final Program nsm;
@@ -230,8 +232,34 @@ public final class NfsMetrics {
         }, new int[] {0, 1}, new String[] {"STAT_SUCC", "STAT_FAIL"},
                 (p, proc, head, at) -> proc == Nlm4.SM_STAT || proc == Nlm4.SM_MON ? wordAt(p, head, at) : OK);
         unknown = new Program(0, "unknown", 0, 0, new String[0], new int[0], new String[0], (p, proc, h, at) -> OK);
+        nfs4 = nfs4Program();
         acces = nfs.statusIndex(Nfs3Status.NFS3ERR_ACCES);
         perm = nfs.statusIndex(Nfs3Status.NFS3ERR_PERM);
+    }
+
+    /** NFSv4 (RFC 8881 §16.2): a COMPOUND's reply opens with the status of its last operation. */
+    private Program nfs4Program() {
+        String[] names = {
+            "NFS4_OK", "NFS4ERR_PERM", "NFS4ERR_NOENT", "NFS4ERR_IO", "NFS4ERR_ACCESS", "NFS4ERR_EXIST",
+            "NFS4ERR_NOTDIR", "NFS4ERR_ISDIR", "NFS4ERR_INVAL", "NFS4ERR_NOSPC", "NFS4ERR_ROFS", "NFS4ERR_NAMETOOLONG",
+            "NFS4ERR_STALE", "NFS4ERR_BADHANDLE", "NFS4ERR_NOTSUPP", "NFS4ERR_SERVERFAULT", "NFS4ERR_DELAY",
+            "NFS4ERR_SHARE_DENIED", "NFS4ERR_NOFILEHANDLE", "NFS4ERR_MINOR_VERS_MISMATCH", "NFS4ERR_STALE_CLIENTID",
+            "NFS4ERR_BAD_STATEID", "NFS4ERR_BADXDR", "NFS4ERR_BADNAME", "NFS4ERR_OP_ILLEGAL", "NFS4ERR_BADSESSION",
+            "NFS4ERR_BADSLOT", "NFS4ERR_SEQ_MISORDERED", "NFS4ERR_RETRY_UNCACHED_REP", "NFS4ERR_TOO_MANY_OPS",
+            "NFS4ERR_OP_NOT_IN_SESSION",
+        };
+        int[] values = {
+            Nfs4.NFS4_OK, Nfs4.NFS4ERR_PERM, Nfs4.NFS4ERR_NOENT, Nfs4.NFS4ERR_IO, Nfs4.NFS4ERR_ACCESS, Nfs4.NFS4ERR_EXIST,
+            Nfs4.NFS4ERR_NOTDIR, Nfs4.NFS4ERR_ISDIR, Nfs4.NFS4ERR_INVAL, Nfs4.NFS4ERR_NOSPC, Nfs4.NFS4ERR_ROFS,
+            Nfs4.NFS4ERR_NAMETOOLONG, Nfs4.NFS4ERR_STALE, Nfs4.NFS4ERR_BADHANDLE, Nfs4.NFS4ERR_NOTSUPP,
+            Nfs4.NFS4ERR_SERVERFAULT, Nfs4.NFS4ERR_DELAY, Nfs4.NFS4ERR_SHARE_DENIED, Nfs4.NFS4ERR_NOFILEHANDLE,
+            Nfs4.NFS4ERR_MINOR_VERS_MISMATCH, Nfs4.NFS4ERR_STALE_CLIENTID, Nfs4.NFS4ERR_BAD_STATEID,
+            Nfs4.NFS4ERR_BADXDR, Nfs4.NFS4ERR_BADNAME, Nfs4.NFS4ERR_OP_ILLEGAL, Nfs4.NFS4ERR_BADSESSION,
+            Nfs4.NFS4ERR_BADSLOT, Nfs4.NFS4ERR_SEQ_MISORDERED, Nfs4.NFS4ERR_RETRY_UNCACHED_REP,
+            Nfs4.NFS4ERR_TOO_MANY_OPS, Nfs4.NFS4ERR_OP_NOT_IN_SESSION,
+        };
+        return new Program(Nfs4.PROGRAM, "nfs", Nfs4.VERSION, Nfs4.VERSION, new String[] {"NULL", "COMPOUND"}, values,
+                names, (p, proc, head, at) -> proc == Nfs4.PROC_NULL ? OK : wordAt(p, head, at));
     }
 
     /** RFC 1813 / NLM v4: TEST, LOCK, CANCEL, UNLOCK, GRANTED and NM_LOCK answer a cookie, then nlm4_stats. */
@@ -281,6 +309,9 @@ public final class NfsMetrics {
         int t = transport(c.transport());
         received[t].increment(callBytes);
         Program p = program(rp);
+        if (p == nfs && call != null && call.version() == Nfs4.VERSION) {
+            p = nfs4;
+        }
         int status;
         if (reply == null) {
             status = call == null ? NOT_A_CALL : DROPPED;

@@ -47,6 +47,7 @@ public final class NfsServer implements AutoCloseable {
     private Nlm nlm;
     private NfsMetrics metrics;
     private io.rdmagate.rpcrdma.server.RpcRdmaServer rdma;
+    private io.rdmagate.nfs.v4.Nfs4Server nfs4;
 
     /** The NLM and NSM programs, built by the nlm package around the same exports. */
     public interface Nlm extends AutoCloseable {
@@ -109,6 +110,7 @@ public final class NfsServer implements AutoCloseable {
         private PayloadCopies copies = new PayloadCopies();
         private MeterRegistry registry = new SimpleMeterRegistry();
         private int maxIoSize = 1 << 20;
+        private io.rdmagate.nfs.v4.Nfs4Server.Options nfs4;
         private RpcLimits limits = RpcLimits.DEFAULT;
         private InetAddress address = InetAddress.getLoopbackAddress();
         private int nfsPort;
@@ -151,6 +153,15 @@ public final class NfsServer implements AutoCloseable {
 
         public Builder maxIoSize(int n) {
             this.maxIoSize = n;
+            return this;
+        }
+
+        /**
+         * Also serves NFSv4.1 (RFC 8881) beside NFSv3, on the NFS port and over RDMA, with these
+         * options; null (the default) serves NFSv3 only.
+         */
+        public Builder nfs4(io.rdmagate.nfs.v4.Nfs4Server.Options options) {
+            this.nfs4 = options;
             return this;
         }
 
@@ -237,8 +248,14 @@ public final class NfsServer implements AutoCloseable {
         }
         metrics = new NfsMetrics(b.registry, b.exports.denials());
         ConnectionAccounts accounts = new ConnectionAccounts(b.pool);
-        RpcServer nfs = serve(b, "nfs", new Nfs3Program(b.exports, accounts, b.copies, b.maxIoSize), b.nfsPort, false);
+        if (b.nfs4 != null) {
+            nfs4 = new io.rdmagate.nfs.v4.Nfs4Server(b.exports, b.nfs4, b.maxIoSize);
+        }
+        RpcServer nfs = serve(b, "nfs", nfsProgram(b, accounts), b.nfsPort, false);
         advertiser.advertise(Nfs3.PROGRAM, Nfs3.VERSION, "tcp", nfs.port());
+        if (nfs4 != null) {
+            advertiser.advertise(Nfs3.PROGRAM, io.rdmagate.nfs.v4.Nfs4.VERSION, "tcp", nfs.port());
+        }
         if (b.rdmaDevice != null && b.rdmaPort >= 0) {
             serveRdma(b);
         }
@@ -277,7 +294,7 @@ public final class NfsServer implements AutoCloseable {
         io.rdmagate.rpcrdma.server.RpcRdmaServer s = b.rdmaResources != null
                 ? io.rdmagate.rpcrdma.server.RpcRdmaServer.create(b.rdmaResources, b.pool, d, b.rdmaOptions)
                 : io.rdmagate.rpcrdma.server.RpcRdmaServer.create(b.rdmaDevice, d, b.rdmaOptions, b.rdmaPool);
-        d.register(new Nfs3Program(b.exports, new ConnectionAccounts(s.pool()), b.copies, b.maxIoSize));
+        d.register(nfsProgram(b, new ConnectionAccounts(s.pool())));
         try {
             s.listen(new InetSocketAddress(b.address, b.rdmaPort));
         } catch (io.rdmagate.rdma.RdmaException e) {
@@ -285,6 +302,18 @@ public final class NfsServer implements AutoCloseable {
         }
         rdma = s;
         listeners.add(new Listener("nfs-rdma", s.localAddress()));
+    }
+
+    /** NFSv3, and NFSv4.1 when it is served, over one transport's pool account. */
+    private RpcProgram nfsProgram(Builder b, ConnectionAccounts accounts) {
+        Nfs3Program v3 = new Nfs3Program(b.exports, accounts, b.copies, b.maxIoSize);
+        return nfs4 == null ? v3
+                : io.rdmagate.oncrpc.server.RpcVersions.of(v3, new io.rdmagate.nfs.v4.Nfs4Program(nfs4, accounts));
+    }
+
+    /** The NFSv4.1 server every transport shares, or null when NFSv4.1 is not served. */
+    public io.rdmagate.nfs.v4.Nfs4Server nfs4() {
+        return nfs4;
     }
 
     /** The RPC-over-RDMA server, or null when not serving RDMA. */

@@ -64,6 +64,12 @@ public final class NfsService implements ProtocolService {
                     "NFS over RDMA is planned on port " + rdmaPort + " but the gateway opened no RDMA device"));
             builder.rdma(rdma, rdmaPort, RpcRdmaOptions.DEFAULT.withMaxConnections(context.config().rdma().maxConnections()));
         }
+        var nfsConfig = context.config().transports().nfs();
+        if (nfsConfig.serves41()) {
+            var v4 = nfsConfig.v4();
+            builder.nfs4(new io.rdmagate.nfs.v4.Nfs4Server.Options(v4.leaseTime(), v4.maxClients(), v4.maxSessions(),
+                    v4.maxSlots(), v4.maxOperations(), v4.maxCachedReply()));
+        }
         server = builder
                 .exports(new NfsExports(exports))
                 .pool(context.pool())

@@ -34,10 +34,17 @@ final class NfsFixture implements AutoCloseable {
     /** With the NFS meters registered in {@code metrics}. */
     NfsFixture(List<NfsExport> exports, Function<InetAddress, InetSocketAddress> clientRpcbind,
             io.micrometer.core.instrument.MeterRegistry metrics) throws Exception {
+        this(exports, clientRpcbind, metrics, null);
+    }
+
+    /** Serving NFSv4.1 too, with {@code nfs4} (null: NFSv3 only). */
+    NfsFixture(List<NfsExport> exports, Function<InetAddress, InetSocketAddress> clientRpcbind,
+            io.micrometer.core.instrument.MeterRegistry metrics, io.rdmagate.nfs.v4.Nfs4Server.Options nfs4)
+            throws Exception {
         this.exports = new NfsExports(exports);
         this.server = NfsServer.builder().exports(this.exports).pool(pool).payloadCopies(copies).maxIoSize(1 << 20)
                 .metrics(metrics).address(LOOPBACK).ports(0, 0, 0, 0).nlm(e -> new NlmService(e, clientRpcbind))
-                .start();
+                .nfs4(nfs4).start();
     }
 
     /** An insecure rule: the tests' own clients call from unreserved ports. */

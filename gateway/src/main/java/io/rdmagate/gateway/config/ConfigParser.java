@@ -266,6 +266,39 @@ public final class ConfigParser {
                     handshake, idle, handshakeMessage);
         }
 
+        /** transports.nfs.versions: "3" and "4.1"; NFSv3 cannot be left out (MOUNT and NLM serve it). */
+        private static java.util.Set<String> nfsVersions(YamlMap nfs) throws ConfigException {
+            int line = nfs.lineOf("versions");
+            java.util.Set<String> out = new java.util.LinkedHashSet<>();
+            List<Node> nodes = nfs.list("versions");
+            if (nodes.isEmpty()) {
+                return java.util.Set.of("3");
+            }
+            for (Node n : nodes) {
+                String v = nfs.scalar(n, "versions");
+                if (!v.equals("3") && !v.equals("4.1")) {
+                    throw nfs.error(line, "transports.nfs.versions may hold 3 and 4.1, found '" + v + "'");
+                }
+                out.add(v);
+            }
+            if (!out.contains("3")) {
+                throw nfs.error(line, "transports.nfs.versions must hold 3 (MOUNT and NLM serve NFSv3 clients)");
+            }
+            return java.util.Set.copyOf(out);
+        }
+
+        private static TransportsConfig.Nfs4 nfs4(YamlMap m) throws ConfigException {
+            TransportsConfig.Nfs4 d = TransportsConfig.Nfs4.DEFAULT;
+            Duration lease = bounded(m, "leaseTime", d.leaseTime(), Duration.ofSeconds(10), Duration.ofHours(1));
+            int clients = (int) m.integer("maxClients", d.maxClients(), 1, 1 << 20);
+            int sessions = (int) m.integer("maxSessions", d.maxSessions(), 1, 1 << 20);
+            int slots = (int) m.integer("maxSlots", d.maxSlots(), 1, 1024);
+            int ops = (int) m.integer("maxOperations", d.maxOperations(), 8, 1024);
+            int cached = (int) m.size("maxCachedReply", d.maxCachedReply(), 512, 1 << 20);
+            m.finish("leaseTime", "maxClients", "maxSessions", "maxSlots", "maxOperations", "maxCachedReply");
+            return new TransportsConfig.Nfs4(lease, clients, sessions, slots, ops, cached);
+        }
+
         private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)
                 throws ConfigException {
             int line = m.lineOf(key);
@@ -303,8 +336,8 @@ public final class ConfigParser {
             YamlMap nfs = m.map("nfs");
             var nfsT = new TransportsConfig.Nfs(nfs.bool("enabled", true), address(nfs, "transports.nfs", null),
                     nfs.port("port", 2049), nfs.port("rdmaPort", 20049), nfs.port("mountPort", 20048),
-                    nfs.port("nlmPort", 32803), nfs.port("nsmPort", 32765));
-            nfs.finish("enabled", "address", "port", "rdmaPort", "mountPort", "nlmPort", "nsmPort");
+                    nfs.port("nlmPort", 32803), nfs.port("nsmPort", 32765), nfsVersions(nfs), nfs4(nfs.map("v4")));
+            nfs.finish("enabled", "address", "port", "rdmaPort", "mountPort", "nlmPort", "nsmPort", "versions", "v4");
             YamlMap rpc = m.map("rpcbind");
             Port rpcPort = rpc.port("port", 111);
             int modeLine = rpc.lineOf("mode");

@@ -175,6 +175,22 @@ class ConfigParserTest {
     }
 
     @Test
+    void nfsVersionsDefaultToNfs3AndNfs41IsServedWhenListed() throws Exception {
+        var plain = ConfigParser.parse("min.yaml", MINIMAL).transports().nfs();
+        assertEquals(java.util.Set.of("3"), plain.versions());
+        assertFalse(plain.serves41());
+        var both = ConfigParser.parse("v4.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.1]\n    v4: {leaseTime: 30s, maxSlots: 16}\n")
+                .transports().nfs();
+        assertTrue(both.serves41());
+        assertEquals(java.time.Duration.ofSeconds(30), both.v4().leaseTime());
+        assertEquals(16, both.v4().maxSlots());
+        assertEquals(64, both.v4().maxOperations(), "a limit left out keeps its default");
+        assertError(MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.0]\n", 8, "may hold 3 and 4.1, found '4.0'");
+        assertError(MINIMAL + "transports:\n  nfs:\n    versions: [4.1]\n", 8, "must hold 3");
+        assertError(MINIMAL + "transports:\n  nfs:\n    v4: {leaseTime: 1s}\n", 8, "leaseTime");
+    }
+
+    @Test
     void duplicateKeysAreRefused() {
         assertError(MINIMAL + "http: {port: 1}\nhttp: {port: 2}\n", 7, "duplicate key 'http' in the top level (first at line 6)");
     }

@@ -46,6 +46,49 @@ public final class XdrEncoder {
                 : payloadPosition + (int) payload.length() + tail.readableBytes();
     }
 
+    /**
+     * Overwrites the 4-byte item written at XDR offset {@code position} (a count or status known only
+     * after what follows it was written, as an NFSv4 COMPOUND's result count).
+     */
+    public XdrEncoder patchInt(int position, int v) {
+        if (payload == null || position < payloadPosition) {
+            head.setInt(head.readerIndex() + position, v);
+        } else {
+            tail.setInt(tail.readerIndex() + position - payloadPosition - (int) payload.length(), v);
+        }
+        return this;
+    }
+
+    /**
+     * Drops everything written from XDR offset {@code position} on (an operation that failed after
+     * it began its result). A payload written after {@code position} cannot be taken back.
+     */
+    public XdrEncoder truncate(int position) {
+        if (payload == null) {
+            head.writerIndex(head.readerIndex() + position);
+        } else if (position >= payloadPosition + (int) payload.length()) {
+            tail.writerIndex(tail.readerIndex() + position - payloadPosition - (int) payload.length());
+        } else {
+            throw new IllegalStateException("cannot truncate into the payload at " + payloadPosition);
+        }
+        return this;
+    }
+
+    /** A copy of the bytes written between XDR offsets {@code from} and {@code to}, which must lie before any payload. */
+    public byte[] copyRange(int from, int to) {
+        if (payload != null && to > payloadPosition) {
+            throw new IllegalStateException("a payload is not copied");
+        }
+        byte[] out = new byte[to - from];
+        head.getBytes(head.readerIndex() + from, out);
+        return out;
+    }
+
+    /** Whether a DDP-eligible payload was written (a message carries one). */
+    public boolean hasPayload() {
+        return payload != null;
+    }
+
     public XdrEncoder writeInt(int v) {
         out().writeInt(v);
         return this;

@@ -8,10 +8,30 @@ public record TransportsConfig(Nfs nfs, Rpcbind rpcbind, Smb smb) {
     /**
      * NFS over TCP and RDMA, with its side protocols MOUNT, NLM and NSM and the embedded rpcbind.
      *
-     * @param address where they listen; null for every interface
+     * @param address  where they listen; null for every interface
+     * @param versions the NFS versions served on the NFS port and over RDMA: "3", and "4.1"
+     * @param v4       the limits of NFSv4.1, when it is served
      */
     public record Nfs(boolean enabled, InetAddress address, Port port, Port rdmaPort, Port mountPort, Port nlmPort,
-            Port nsmPort) {
+            Port nsmPort, java.util.Set<String> versions, Nfs4 v4) {
+        public boolean serves41() {
+            return versions.contains("4.1");
+        }
+    }
+
+    /**
+     * NFSv4.1's state limits (RFC 8881).
+     *
+     * @param leaseTime      a client that renews nothing for this long loses its lease
+     * @param maxClients     client records at most
+     * @param maxSessions    sessions at most, over every client
+     * @param maxSlots       slots (requests in flight) per session at most
+     * @param maxOperations  operations per COMPOUND at most
+     * @param maxCachedReply reply bytes kept per slot for a retry at most
+     */
+    public record Nfs4(java.time.Duration leaseTime, int maxClients, int maxSessions, int maxSlots, int maxOperations,
+            int maxCachedReply) {
+        public static final Nfs4 DEFAULT = new Nfs4(java.time.Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192);
     }
 
     /**

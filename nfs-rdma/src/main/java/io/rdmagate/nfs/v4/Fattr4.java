@@ -1,0 +1,227 @@
+package io.rdmagate.nfs.v4;
+
+import static io.rdmagate.nfs.v4.Nfs4.*;
+
+import io.rdmagate.oncrpc.xdr.XdrDecoder;
+import io.rdmagate.oncrpc.xdr.XdrEncoder;
+import io.rdmagate.oncrpc.xdr.XdrException;
+import io.rdmagate.vfs.FileAttributes;
+import io.rdmagate.vfs.FileType;
+import io.rdmagate.vfs.FsStat;
+import io.rdmagate.vfs.VfsException;
+
+/**
+ * fattr4 (RFC 8881 §5): the attributes this server reports, their bitmap4, and their encoding in
+ * attribute-number order. Owners are numeric strings ("1000"), which the Linux client accepts
+ * from an AUTH_SYS server (its idmapping is off for sec=sys by default); {@code change} is the
+ * vfs's change id, which moves with every data or attribute change.
+ */
+public final class Fattr4 {
+    private Fattr4() {
+    }
+
+    public static final int SUPPORTED_ATTRS = 0;
+    public static final int TYPE = 1;
+    public static final int FH_EXPIRE_TYPE = 2;
+    public static final int CHANGE = 3;
+    public static final int SIZE = 4;
+    public static final int LINK_SUPPORT = 5;
+    public static final int SYMLINK_SUPPORT = 6;
+    public static final int NAMED_ATTR = 7;
+    public static final int FSID = 8;
+    public static final int UNIQUE_HANDLES = 9;
+    public static final int LEASE_TIME = 10;
+    public static final int RDATTR_ERROR = 11;
+    public static final int ACLSUPPORT = 13;
+    public static final int CASE_INSENSITIVE = 16;
+    public static final int CASE_PRESERVING = 17;
+    public static final int CHOWN_RESTRICTED = 18;
+    public static final int FILEHANDLE = 19;
+    public static final int FILEID = 20;
+    public static final int FILES_AVAIL = 21;
+    public static final int FILES_FREE = 22;
+    public static final int FILES_TOTAL = 23;
+    public static final int HOMOGENEOUS = 26;
+    public static final int MAXFILESIZE = 27;
+    public static final int MAXLINK = 28;
+    public static final int MAXNAME = 29;
+    public static final int MAXREAD = 30;
+    public static final int MAXWRITE = 31;
+    public static final int MODE = 33;
+    public static final int NO_TRUNC = 34;
+    public static final int NUMLINKS = 35;
+    public static final int OWNER = 36;
+    public static final int OWNER_GROUP = 37;
+    public static final int RAWDEV = 41;
+    public static final int SPACE_AVAIL = 42;
+    public static final int SPACE_FREE = 43;
+    public static final int SPACE_TOTAL = 44;
+    public static final int SPACE_USED = 45;
+    public static final int TIME_ACCESS = 47;
+    public static final int TIME_CREATE = 50;
+    public static final int TIME_DELTA = 51;
+    public static final int TIME_METADATA = 52;
+    public static final int TIME_MODIFY = 53;
+    public static final int MOUNTED_ON_FILEID = 55;
+    public static final int SUPPATTR_EXCLCREAT = 75;
+
+    /** Words of a bitmap4 a client may send (attributes up to 255). */
+    public static final int MAX_BITMAP_WORDS = 8;
+
+    static final int[] SUPPORTED = bitmap(SUPPORTED_ATTRS, TYPE, FH_EXPIRE_TYPE, CHANGE, SIZE, LINK_SUPPORT,
+            SYMLINK_SUPPORT, NAMED_ATTR, FSID, UNIQUE_HANDLES, LEASE_TIME, RDATTR_ERROR, ACLSUPPORT, CASE_INSENSITIVE,
+            CASE_PRESERVING, CHOWN_RESTRICTED, FILEHANDLE, FILEID, FILES_AVAIL, FILES_FREE, FILES_TOTAL, HOMOGENEOUS,
+            MAXFILESIZE, MAXLINK, MAXNAME, MAXREAD, MAXWRITE, MODE, NO_TRUNC, NUMLINKS, OWNER, OWNER_GROUP, RAWDEV,
+            SPACE_AVAIL, SPACE_FREE, SPACE_TOTAL, SPACE_USED, TIME_ACCESS, TIME_CREATE, TIME_DELTA, TIME_METADATA,
+            TIME_MODIFY, MOUNTED_ON_FILEID, SUPPATTR_EXCLCREAT);
+
+    /** Where the values of one object's attributes come from. */
+    public interface Source {
+        FileAttributes attributes();
+
+        byte[] filehandle();
+
+        long fsidMajor();
+
+        long fsidMinor();
+
+        long mountedOnFileId();
+
+        boolean caseInsensitive();
+
+        /** statvfs of the object's filesystem; asked only when a space or files attribute is wanted. */
+        FsStat fsStat() throws VfsException;
+    }
+
+    public static int[] bitmap(int... attrs) {
+        int words = 0;
+        for (int a : attrs) {
+            words = Math.max(words, a / 32 + 1);
+        }
+        int[] b = new int[words];
+        for (int a : attrs) {
+            b[a / 32] |= 1 << (a % 32);
+        }
+        return b;
+    }
+
+    public static boolean isSet(int[] bitmap, int attr) {
+        return attr / 32 < bitmap.length && (bitmap[attr / 32] & (1 << (attr % 32))) != 0;
+    }
+
+    /** bitmap4: at most {@link #MAX_BITMAP_WORDS} words, else NFS4ERR_BADXDR. */
+    public static int[] readBitmap(XdrDecoder in) throws XdrException {
+        int n = in.readLength(MAX_BITMAP_WORDS);
+        int[] b = new int[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = in.readInt();
+        }
+        return b;
+    }
+
+    public static void writeBitmap(XdrEncoder out, int[] b) {
+        int n = b.length;
+        while (n > 0 && b[n - 1] == 0) {
+            n--;
+        }
+        out.writeInt(n);
+        for (int i = 0; i < n; i++) {
+            out.writeInt(b[i]);
+        }
+    }
+
+    /** The requested attributes this server supports. */
+    public static int[] supported(int[] requested) {
+        int[] b = new int[Math.min(requested.length, SUPPORTED.length)];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = requested[i] & SUPPORTED[i];
+        }
+        return b;
+    }
+
+    /** fattr4 of the supported attributes among {@code requested}: their bitmap and their values in order. */
+    public static void write(XdrEncoder out, int[] requested, Source s, Nfs4Server server) throws VfsException {
+        int[] b = supported(requested);
+        writeBitmap(out, b);
+        int lengthAt = out.position();
+        out.writeInt(0);
+        FileAttributes a = s.attributes();
+        FsStat fs = null;
+        for (int attr = 0; attr < b.length * 32; attr++) {
+            if (!isSet(b, attr)) {
+                continue;
+            }
+            switch (attr) {
+                case SUPPORTED_ATTRS -> writeBitmap(out, SUPPORTED);
+                case TYPE -> out.writeInt(ftype(a.type()));
+                case FH_EXPIRE_TYPE -> out.writeInt(0); // FH4_PERSISTENT
+                case CHANGE -> out.writeHyper(a.changeId());
+                case SIZE -> out.writeHyper(a.size());
+                case LINK_SUPPORT, SYMLINK_SUPPORT, UNIQUE_HANDLES, CASE_PRESERVING, CHOWN_RESTRICTED, HOMOGENEOUS,
+                        NO_TRUNC -> out.writeBool(true);
+                case NAMED_ATTR -> out.writeBool(false);
+                case FSID -> {
+                    out.writeHyper(s.fsidMajor());
+                    out.writeHyper(s.fsidMinor());
+                }
+                case LEASE_TIME -> out.writeInt((int) server.options().lease().toSeconds());
+                case RDATTR_ERROR -> out.writeInt(NFS4_OK);
+                case ACLSUPPORT -> out.writeInt(0);
+                case CASE_INSENSITIVE -> out.writeBool(s.caseInsensitive());
+                case FILEHANDLE -> out.writeOpaque(s.filehandle());
+                case FILEID -> out.writeHyper(a.fileId());
+                case FILES_AVAIL -> out.writeHyper((fs = stat(fs, s)).availableFiles());
+                case FILES_FREE -> out.writeHyper((fs = stat(fs, s)).freeFiles());
+                case FILES_TOTAL -> out.writeHyper((fs = stat(fs, s)).totalFiles());
+                case MAXFILESIZE -> out.writeHyper(Long.MAX_VALUE);
+                case MAXLINK -> out.writeInt(65000);
+                case MAXNAME -> out.writeInt(255);
+                case MAXREAD, MAXWRITE -> out.writeHyper(server.maxIoSize());
+                case MODE -> out.writeInt(a.mode() & 07777);
+                case NUMLINKS -> out.writeInt((int) Math.min(a.nlink(), 0xffffffffL));
+                case OWNER -> out.writeString(Integer.toUnsignedString(a.uid()));
+                case OWNER_GROUP -> out.writeString(Integer.toUnsignedString(a.gid()));
+                case RAWDEV -> {
+                    long rdev = a.rdev();
+                    out.writeInt((int) (((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & ~0xfffL)));
+                    out.writeInt((int) ((rdev & 0xff) | ((rdev >>> 12) & ~0xffL)));
+                }
+                case SPACE_AVAIL -> out.writeHyper((fs = stat(fs, s)).availableBytes());
+                case SPACE_FREE -> out.writeHyper((fs = stat(fs, s)).freeBytes());
+                case SPACE_TOTAL -> out.writeHyper((fs = stat(fs, s)).totalBytes());
+                case SPACE_USED -> out.writeHyper(a.spaceUsed());
+                case TIME_ACCESS -> time(out, a.atimeNanos());
+                case TIME_CREATE -> time(out, a.birthTimeNanos() != 0 ? a.birthTimeNanos() : a.ctimeNanos());
+                case TIME_DELTA -> time(out, 1);
+                case TIME_METADATA -> time(out, a.ctimeNanos());
+                case TIME_MODIFY -> time(out, a.mtimeNanos());
+                case MOUNTED_ON_FILEID -> out.writeHyper(s.mountedOnFileId());
+                case SUPPATTR_EXCLCREAT -> out.writeInt(0); // no exclusive create yet: an empty bitmap
+                default -> throw new IllegalStateException("attribute " + attr + " marked supported but not written");
+            }
+        }
+        out.patchInt(lengthAt, out.position() - lengthAt - 4);
+    }
+
+    private static FsStat stat(FsStat known, Source s) throws VfsException {
+        return known != null ? known : s.fsStat();
+    }
+
+    /** nfstime4: seconds (signed 64) and nanoseconds. */
+    static void time(XdrEncoder out, long nanos) {
+        out.writeHyper(Math.floorDiv(nanos, 1_000_000_000L));
+        out.writeInt((int) Math.floorMod(nanos, 1_000_000_000L));
+    }
+
+    public static int ftype(FileType t) {
+        return switch (t) {
+            case REGULAR -> NF4REG;
+            case DIRECTORY -> NF4DIR;
+            case SYMLINK -> NF4LNK;
+            case BLOCK_DEVICE -> NF4BLK;
+            case CHAR_DEVICE -> NF4CHR;
+            case FIFO -> NF4FIFO;
+            case SOCKET -> NF4SOCK;
+        };
+    }
+}

@@ -1,0 +1,100 @@
+package io.rdmagate.nfs.v4;
+
+import io.rdmagate.nfs.NfsExports;
+import io.rdmagate.nfs.v4.state.Nfs4State;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * What every transport's NFSv4.1 program shares: the exports and their pseudo-filesystem, the one
+ * state of clients, sessions and opens, the server's identity (RFC 8881 §2.5: one server owner and
+ * scope on every address, so a client that reaches it over TCP and over RDMA sees one server) and
+ * the operations.
+ */
+public final class Nfs4Server {
+    /**
+     * @param lease            lease_time: a client that sends no SEQUENCE for this long loses its lease
+     * @param maxClients       client records kept at most
+     * @param maxSessions      sessions at most, over every client
+     * @param maxSlots         slots per session at most (ca_maxrequests)
+     * @param maxOperations    operations per COMPOUND at most (ca_maxoperations)
+     * @param maxCachedReply   reply bytes kept per slot for replay at most (ca_maxresponsesize_cached)
+     */
+    public record Options(Duration lease, int maxClients, int maxSessions, int maxSlots, int maxOperations,
+            int maxCachedReply) {
+        public static final Options DEFAULT = new Options(Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192);
+
+        public Options {
+            if (lease.toSeconds() < 10 || lease.toSeconds() > 3600 || maxOperations < 8 || maxOperations > 1024) {
+                throw new IllegalArgumentException("NFSv4 lease must be 10-3600 s and maxOperations 8-1024");
+            }
+        }
+    }
+
+    private final NfsExports exports;
+    private final PseudoFs pseudo;
+    private final Nfs4State state;
+    private final Options options;
+    private final int maxIoSize;
+    private final byte[] serverOwner;
+    private final long startNanos = System.nanoTime();
+    private final long startMillis = System.currentTimeMillis();
+    private final Operations operations = new Operations();
+
+    public Nfs4Server(NfsExports exports, Options options, int maxIoSize) {
+        this.exports = exports;
+        this.pseudo = new PseudoFs(exports);
+        this.options = options;
+        this.maxIoSize = maxIoSize;
+        this.state = new Nfs4State(new Nfs4State.Limits(options.maxClients(), options.maxSessions(), options.maxSlots(),
+                options.maxCachedReply(), options.lease().toNanos()));
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "localhost";
+        }
+        this.serverOwner = ("rdmagate:" + host).getBytes(StandardCharsets.UTF_8);
+    }
+
+    public NfsExports exports() {
+        return exports;
+    }
+
+    public PseudoFs pseudo() {
+        return pseudo;
+    }
+
+    public Nfs4State state() {
+        return state;
+    }
+
+    public Options options() {
+        return options;
+    }
+
+    public int maxIoSize() {
+        return maxIoSize;
+    }
+
+    /** so_major_id and eir_server_scope: the same on every address of this server. */
+    public byte[] serverOwner() {
+        return serverOwner.clone();
+    }
+
+    /** Time since start, for leases. */
+    public long now() {
+        return System.nanoTime() - startNanos;
+    }
+
+    /** The server's start, as the times of the pseudo-filesystem's directories. */
+    public long startMillis() {
+        return startMillis;
+    }
+
+    Operations operations() {
+        return operations;
+    }
+}

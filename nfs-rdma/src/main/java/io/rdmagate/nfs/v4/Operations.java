@@ -1,0 +1,43 @@
+package io.rdmagate.nfs.v4;
+
+import static io.rdmagate.nfs.v4.Nfs4.*;
+
+import io.rdmagate.nfs.v4.op.*;
+
+/**
+ * The operation classes by number (RFC 8881 §18). A number outside the protocol's is ILLEGAL
+ * (§18.54); an operation of the protocol this server does not perform is NFS4ERR_NOTSUPP, among
+ * them those NFSv4.1 forbids (the NFSv4.0 client-id and open-confirm operations, §18.35-ff.) and
+ * pNFS's (no layouts are offered).
+ */
+final class Operations {
+    private final Nfs4Op[] byNumber = new Nfs4Op[OP_RECLAIM_COMPLETE + 1];
+    private final Nfs4Op illegal = new OpIllegal();
+
+    Operations() {
+        for (Nfs4Op op : new Nfs4Op[] {
+            new OpAccess(), new OpClose(), new OpGetattr(), new OpGetfh(), new OpLookup(), new OpLookupp(),
+            new OpOpen(), new OpPutfh(), new OpPutpubfh(), new OpPutrootfh(), new OpRead(), new OpReaddir(),
+            new OpReadlink(), new OpRestorefh(), new OpSavefh(), new OpSecinfo(), new OpSecinfoNoName(),
+            new OpExchangeId(), new OpCreateSession(), new OpDestroySession(), new OpDestroyClientid(),
+            new OpSequence(), new OpReclaimComplete(), new OpTestStateid(), new OpFreeStateid(),
+        }) {
+            if (byNumber[op.number()] != null) {
+                throw new IllegalStateException("two classes for operation " + op.number());
+            }
+            byNumber[op.number()] = op;
+        }
+        for (int n = OP_ACCESS; n < byNumber.length; n++) {
+            if (byNumber[n] == null) {
+                byNumber[n] = new OpNotSupported(n);
+            }
+        }
+    }
+
+    Nfs4Op get(int number) {
+        if (number < OP_ACCESS || number >= byNumber.length) {
+            return illegal;
+        }
+        return byNumber[number];
+    }
+}

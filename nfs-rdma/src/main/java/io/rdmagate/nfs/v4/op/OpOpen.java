@@ -1,0 +1,111 @@
+package io.rdmagate.nfs.v4.op;
+
+import static io.rdmagate.nfs.v4.Nfs4.*;
+
+import io.rdmagate.nfs.ClientAccess;
+import io.rdmagate.nfs.NfsExports.Target;
+import io.rdmagate.nfs.v4.Compound;
+import io.rdmagate.nfs.v4.Fattr4;
+import io.rdmagate.nfs.v4.Fh4;
+import io.rdmagate.nfs.v4.Nfs4Exception;
+import io.rdmagate.nfs.v4.Nfs4Op;
+import io.rdmagate.nfs.v4.state.OpenState;
+import io.rdmagate.oncrpc.xdr.XdrDecoder;
+import io.rdmagate.oncrpc.xdr.XdrEncoder;
+import io.rdmagate.oncrpc.xdr.XdrException;
+import io.rdmagate.vfs.FileAttributes;
+import io.rdmagate.vfs.FileType;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.VirtualFileSystem;
+import io.rdmagate.vfs.state.Conflict;
+
+/**
+ * RFC 8881 §18.16 OPEN: args seqid, share access, share deny, open-owner, openflag4, open_claim4;
+ * resok stateid, change_info4, rflags, attrset, delegation.
+ *
+ * <p>An existing regular file is opened by name in the current directory (CLAIM_NULL) or as the
+ * current filehandle (CLAIM_FH). The caller must be allowed what it asks (read, write); a read-only
+ * client rule refuses write access; an SMB open whose share mode denies it is NFS4ERR_SHARE_DENIED,
+ * and what SMB clients cache of the file is recalled first, as for an NFSv3 access. The open-owner's
+ * clientid is the session's (§18.16.3). The file becomes the current filehandle, the open's stateid
+ * the current stateid. No delegation is offered (the server has no back channel yet).
+ *
+ * <p>Not yet: OPEN4_CREATE (NFS4ERR_NOTSUPP), the delegation claims (NFS4ERR_NOTSUPP) and
+ * CLAIM_PREVIOUS (NFS4ERR_NO_GRACE: no grace period follows a restart yet).
+ */
+public final class OpOpen extends Nfs4Op {
+    public OpOpen() {
+        super(OP_OPEN, "OPEN");
+    }
+
+    @Override
+    public void run(Compound c) throws Nfs4Exception, XdrException, VfsException {
+        XdrDecoder in = c.in();
+        in.readInt(); // seqid: NFSv4.1 orders by the session's slot instead
+        int shareAccess = in.readInt();
+        int shareDeny = in.readInt();
+        in.readHyper(); // the owner's clientid: the session's is used (§18.16.3)
+        byte[] owner = in.readOpaque(NFS4_OPAQUE_LIMIT);
+        int openType = in.readInt();
+        if (openType == OPEN4_CREATE) {
+            throw new Nfs4Exception(NFS4ERR_NOTSUPP, "OPEN4_CREATE is not supported yet");
+        }
+        if (openType != OPEN4_NOCREATE) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "opentype " + openType);
+        }
+        int claim = in.readInt();
+        Target file = switch (claim) {
+            case CLAIM_NULL -> byName(c, Names4.read(in));
+            case CLAIM_FH -> c.currentFile(NFS4ERR_ISDIR);
+            case CLAIM_PREVIOUS -> throw new Nfs4Exception(NFS4ERR_NO_GRACE, "no grace period");
+            case CLAIM_DELEGATE_CUR, CLAIM_DELEGATE_PREV, CLAIM_DELEG_CUR_FH, CLAIM_DELEG_PREV_FH ->
+                    throw new Nfs4Exception(NFS4ERR_NOTSUPP, "no delegations are handed out");
+            default -> throw new Nfs4Exception(NFS4ERR_INVAL, "claim " + claim);
+        };
+        int access = shareAccess & ~OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
+        if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH
+                || shareDeny < OPEN4_SHARE_DENY_NONE || shareDeny > OPEN4_SHARE_DENY_BOTH) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "share access " + shareAccess + " deny " + shareDeny);
+        }
+        FileAttributes a = file.fs().getattr(file.handle());
+        switch (a.type()) {
+            case REGULAR -> {
+            }
+            case DIRECTORY -> throw new Nfs4Exception(NFS4ERR_ISDIR, "OPEN of a directory");
+            case SYMLINK -> throw new Nfs4Exception(NFS4ERR_SYMLINK, "OPEN of a symlink");
+            default -> throw new Nfs4Exception(NFS4ERR_WRONG_TYPE, "OPEN of a " + a.type());
+        }
+        ClientAccess who = c.access(file.export());
+        boolean write = (access & OPEN4_SHARE_ACCESS_WRITE) != 0;
+        if (write && !who.writable()) {
+            throw new Nfs4Exception(NFS4ERR_ROFS, "export is read-only for this client");
+        }
+        int want = ((access & OPEN4_SHARE_ACCESS_READ) != 0 ? VirtualFileSystem.ACCESS_READ : 0)
+                | (write ? VirtualFileSystem.ACCESS_MODIFY : 0);
+        if ((file.fs().access(who.caller(), file.handle(), want) & want) != want && a.uid() != who.caller().uid()) {
+            throw new Nfs4Exception(NFS4ERR_ACCESS, "mode bits refuse the open");
+        }
+        file.end(file.begin(write ? Conflict.WRITE : Conflict.READ));
+        OpenState o = c.server().state().open(c.session().client(), owner, file, access, shareDeny);
+        XdrEncoder out = c.out();
+        o.stateid().write(out);
+        long change = a.changeId();
+        out.writeBool(true); // change_info4 of the directory: nothing was created
+        out.writeHyper(change);
+        out.writeHyper(change);
+        out.writeInt(OPEN4_RESULT_LOCKTYPE_POSIX);
+        Fattr4.writeBitmap(out, new int[0]); // attrset
+        out.writeInt(OPEN_DELEGATE_NONE);
+        c.current(new Fh4.File(file));
+        c.currentStateid(o.stateid());
+    }
+
+    private static Target byName(Compound c, String name) throws Nfs4Exception, VfsException {
+        Target dir = c.currentFile(NFS4ERR_ISDIR); // the pseudo-filesystem holds directories only
+        FileType type = dir.fs().getattr(dir.handle()).type();
+        if (type != FileType.DIRECTORY) {
+            throw new Nfs4Exception(type == FileType.SYMLINK ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR, "OPEN in a " + type);
+        }
+        return new Target(dir.export(), dir.fs().lookup(c.reader(dir), dir.handle(), name).handle());
+    }
+}

@@ -1,0 +1,390 @@
+package io.rdmagate.nfs.v4.state;
+
+import static io.rdmagate.nfs.v4.Nfs4.*;
+
+import io.rdmagate.nfs.NfsExports.Target;
+import io.rdmagate.nfs.v4.Nfs4Exception;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The NFSv4.1 server's state (RFC 8881 §2.4, §2.10, §9): clients, their sessions and slot tables,
+ * and the opens their open-owners hold. One object serves every transport (a session used over TCP
+ * and over RDMA is the same session).
+ *
+ * <p>Operation: EXCHANGE_ID records a client unconfirmed ({@link #exchangeId}, the cases of
+ * §18.35.5); its first CREATE_SESSION confirms it and replaces any earlier record of the same owner
+ * ({@link #createSession}, whose sequence is checked and whose reply is replayed as §18.36.4 says).
+ * SEQUENCE ({@link #sequence}) checks the slot's sequence id (§2.10.6.1): a new request takes the slot
+ * until {@link #finish} stores its reply, a retry gets the stored reply, anything else
+ * NFS4ERR_SEQ_MISORDERED. Each SEQUENCE renews the client's lease; a client whose lease lapsed twice
+ * over is dropped with its sessions and opens when the next client arrives.
+ *
+ * <p>Identifiers carry this start's boot id (the seconds at start): a clientid or stateid of an
+ * earlier start is NFS4ERR_STALE_CLIENTID / NFS4ERR_STALE_STATEID. Thread-safe; every method
+ * holds the object's monitor for a few map operations, never across I/O.
+ */
+public final class Nfs4State {
+    /** What a SEQUENCE found on its slot. */
+    public sealed interface SequenceOutcome {
+    }
+
+    /** A new request: it holds the slot until {@link #finish}. */
+    public record NewRequest(Session session, Slot slot) implements SequenceOutcome {
+    }
+
+    /** A retry of the slot's last request: its reply, or only its SEQUENCE result when the reply was not kept. */
+    public record Replay(byte[] reply, byte[] sequenceResult) implements SequenceOutcome {
+    }
+
+    /** The limits of the state table. */
+    public record Limits(int maxClients, int maxSessions, int maxSlots, int maxCachedReply, long leaseNanos) {
+        public Limits {
+            if (maxClients < 1 || maxSessions < 1 || maxSlots < 1 || maxCachedReply < 512 || leaseNanos <= 0) {
+                throw new IllegalArgumentException("NFSv4 state limits must be positive");
+            }
+        }
+    }
+
+    private final Limits limits;
+    private final int bootId;
+    private final SecureRandom random = new SecureRandom();
+    private int nextClient = 1;
+    private long nextState = 1;
+    private final Map<Long, ClientRecord> clients = new HashMap<>();
+    private final Map<ByteBuffer, ClientRecord> confirmedByOwner = new HashMap<>();
+    private final Map<ByteBuffer, ClientRecord> unconfirmedByOwner = new HashMap<>();
+    private final Map<ByteBuffer, Session> sessions = new HashMap<>();
+    private final Map<ByteBuffer, OpenState> opens = new HashMap<>();
+
+    public Nfs4State(Limits limits) {
+        this.limits = limits;
+        this.bootId = (int) (System.currentTimeMillis() / 1000);
+    }
+
+    public Limits limits() {
+        return limits;
+    }
+
+    // ------------------------------------------------------------------ clients
+
+    /** The outcome of EXCHANGE_ID: the clientid, the sequence for CREATE_SESSION, whether confirmed. */
+    public record Exchange(long clientId, int sequence, boolean confirmed) {
+    }
+
+    /** EXCHANGE_ID (RFC 8881 §18.35.5), SP4_NONE. */
+    public synchronized Exchange exchangeId(byte[] ownerId, byte[] verifier, String principal, boolean update, long now)
+            throws Nfs4Exception {
+        ByteBuffer key = ByteBuffer.wrap(ownerId.clone());
+        ClientRecord confirmed = confirmedByOwner.get(key);
+        if (update) {
+            if (confirmed == null) {
+                throw new Nfs4Exception(NFS4ERR_NOENT, "no confirmed client to update");
+            }
+            if (!confirmed.principal.equals(principal)) {
+                throw new Nfs4Exception(NFS4ERR_PERM, "update by another principal");
+            }
+            if (!Arrays.equals(confirmed.verifier, verifier)) {
+                throw new Nfs4Exception(NFS4ERR_NOT_SAME, "update with another verifier");
+            }
+            return new Exchange(confirmed.clientId, confirmed.sequence, true);
+        }
+        if (confirmed != null && Arrays.equals(confirmed.verifier, verifier) && confirmed.principal.equals(principal)) {
+            return new Exchange(confirmed.clientId, confirmed.sequence, true); // case 2: the same client again
+        }
+        if (confirmed != null && !confirmed.principal.equals(principal) && !expired(confirmed, now)) {
+            throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "owner in use by another principal");
+        }
+        ClientRecord old = unconfirmedByOwner.remove(key);
+        if (old != null) {
+            clients.remove(old.clientId); // case 4: an unconfirmed record is replaced
+        }
+        expireLapsed(now);
+        if (clients.size() >= limits.maxClients()) {
+            throw new Nfs4Exception(NFS4ERR_RESOURCE_LIMIT, "client table full (" + limits.maxClients() + ")");
+        }
+        long id = ((long) bootId << 32) | (nextClient++ & 0xffffffffL);
+        ClientRecord c = new ClientRecord(id, ownerId.clone(), verifier.clone(), principal, now);
+        clients.put(id, c);
+        unconfirmedByOwner.put(key, c);
+        return new Exchange(id, c.sequence, false);
+    }
+
+    /** NFS4ERR_DELAY stands in for the NFSv4.0 RESOURCE code NFSv4.1 forbids (RFC 8881 §15.1.1.6). */
+    private static final int NFS4ERR_RESOURCE_LIMIT = NFS4ERR_DELAY;
+
+    /** The client of {@code clientId}, confirmed or not; NFS4ERR_STALE_CLIENTID when unknown. */
+    public synchronized ClientRecord client(long clientId) throws Nfs4Exception {
+        ClientRecord c = clients.get(clientId);
+        if (c == null) {
+            throw new Nfs4Exception(NFS4ERR_STALE_CLIENTID, "clientid " + Long.toHexString(clientId) + " unknown");
+        }
+        return c;
+    }
+
+    /** The sizes a new session is granted. */
+    public record ChannelGrant(int maxRequest, int maxResponse, int maxCached, int maxOperations, int slots) {
+    }
+
+    /** The result of a CREATE_SESSION, or the replay of the last one. */
+    public record Created(Session session, byte[] replay) {
+    }
+
+    /**
+     * CREATE_SESSION (§18.36.4): checks csa_sequence against the client's, confirms an unconfirmed client
+     * (dropping the confirmed record of the same owner and its state), and creates the session.
+     */
+    public synchronized Created createSession(long clientId, int sequence, String principal, ChannelGrant grant)
+            throws Nfs4Exception {
+        ClientRecord c = client(clientId);
+        if (sequence == c.sequence - 1 && c.lastCreateSession != null) {
+            return new Created(null, c.lastCreateSession);
+        }
+        if (sequence != c.sequence) {
+            throw new Nfs4Exception(NFS4ERR_SEQ_MISORDERED, "csa_sequence " + sequence + ", expected " + c.sequence);
+        }
+        if (!c.principal.equals(principal)) {
+            throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "CREATE_SESSION by another principal");
+        }
+        if (sessions.size() >= limits.maxSessions()) {
+            throw new Nfs4Exception(NFS4ERR_NOSPC, "session table full (" + limits.maxSessions() + ")");
+        }
+        if (!c.confirmed) {
+            ByteBuffer key = ByteBuffer.wrap(c.ownerId);
+            ClientRecord previous = confirmedByOwner.remove(key);
+            if (previous != null) {
+                drop(previous);
+            }
+            unconfirmedByOwner.remove(key);
+            confirmedByOwner.put(key, c);
+            c.confirmed = true;
+        }
+        byte[] id = new byte[NFS4_SESSIONID_SIZE];
+        random.nextBytes(id);
+        ByteBuffer.wrap(id).putInt(bootId);
+        Slot[] slots = new Slot[grant.slots()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new Slot();
+        }
+        Session s = new Session(id, c, grant.maxRequest(), grant.maxResponse(), grant.maxCached(),
+                grant.maxOperations(), slots);
+        sessions.put(ByteBuffer.wrap(id), s);
+        c.sessions.add(s);
+        c.sequence++;
+        c.lastCreateSession = null;
+        return new Created(s, null);
+    }
+
+    /** Keeps the encoded CREATE_SESSION result to replay it to a retry. */
+    public synchronized void createSessionReplied(ClientRecord c, byte[] result) {
+        c.lastCreateSession = result;
+    }
+
+    public synchronized void destroySession(byte[] id) throws Nfs4Exception {
+        Session s = sessions.remove(ByteBuffer.wrap(id));
+        if (s == null) {
+            throw new Nfs4Exception(NFS4ERR_BADSESSION, "no session " + java.util.HexFormat.of().formatHex(id));
+        }
+        s.client().sessions.remove(s);
+    }
+
+    /** DESTROY_CLIENTID (§18.50): only a client without sessions. */
+    public synchronized void destroyClientId(long clientId) throws Nfs4Exception {
+        ClientRecord c = client(clientId);
+        if (!c.sessions.isEmpty()) {
+            throw new Nfs4Exception(NFS4ERR_CLIENTID_BUSY, "client has " + c.sessions.size() + " sessions");
+        }
+        drop(c);
+    }
+
+    /** RECLAIM_COMPLETE (§18.51) for the whole client. */
+    public synchronized void reclaimComplete(ClientRecord c) throws Nfs4Exception {
+        if (c.reclaimComplete) {
+            throw new Nfs4Exception(NFS4ERR_COMPLETE_ALREADY, "reclaim already complete");
+        }
+        c.reclaimComplete = true;
+    }
+
+    public synchronized int clientCount() {
+        return clients.size();
+    }
+
+    public synchronized int sessionCount() {
+        return sessions.size();
+    }
+
+    public synchronized int openCount() {
+        return opens.size();
+    }
+
+    private boolean expired(ClientRecord c, long now) {
+        return now - c.renewedNanos > 2 * limits.leaseNanos();
+    }
+
+    private void expireLapsed(long now) {
+        for (Iterator<ClientRecord> it = new ArrayList<>(clients.values()).iterator(); it.hasNext(); ) {
+            ClientRecord c = it.next();
+            if (expired(c, now)) {
+                drop(c);
+            }
+        }
+    }
+
+    private void drop(ClientRecord c) {
+        clients.remove(c.clientId);
+        ByteBuffer key = ByteBuffer.wrap(c.ownerId);
+        confirmedByOwner.remove(key, c);
+        unconfirmedByOwner.remove(key, c);
+        for (Session s : c.sessions) {
+            sessions.remove(ByteBuffer.wrap(s.id()));
+        }
+        c.sessions.clear();
+        opens.values().removeIf(o -> o.client == c);
+    }
+
+    // ------------------------------------------------------------------ sessions
+
+    /** The session of {@code id}; NFS4ERR_BADSESSION when there is none. */
+    public synchronized Session session(byte[] id) throws Nfs4Exception {
+        Session s = sessions.get(ByteBuffer.wrap(id));
+        if (s == null) {
+            throw new Nfs4Exception(NFS4ERR_BADSESSION, "no session " + java.util.HexFormat.of().formatHex(id));
+        }
+        return s;
+    }
+
+    /** The last sequence id slot {@code slot} of session {@code id} took (for tests and diagnostics). */
+    public synchronized int sessionSlotSeqid(byte[] id, int slot) {
+        Session s = sessions.get(ByteBuffer.wrap(id));
+        return s == null ? 0 : s.slots()[slot].seqid;
+    }
+
+    /** SEQUENCE (§18.46.4) on a slot. */
+    public synchronized SequenceOutcome sequence(byte[] sessionId, int seqid, int slotId, long now)
+            throws Nfs4Exception {
+        Session s = session(sessionId);
+        if (slotId < 0 || slotId >= s.slots().length) {
+            throw new Nfs4Exception(NFS4ERR_BADSLOT, "slot " + slotId + " of " + s.slots().length);
+        }
+        Slot slot = s.slots()[slotId];
+        if (seqid == slot.seqid && (slot.inUse || slot.sequenceResult != null)) {
+            if (slot.inUse) {
+                throw new Nfs4Exception(NFS4ERR_DELAY, "slot " + slotId + " is still serving that request");
+            }
+            s.client().renewedNanos = now;
+            return new Replay(slot.reply, slot.sequenceResult);
+        }
+        if (seqid != slot.seqid + 1) {
+            throw new Nfs4Exception(NFS4ERR_SEQ_MISORDERED, "slot " + slotId + " seqid " + Integer.toUnsignedString(seqid)
+                    + " after " + Integer.toUnsignedString(slot.seqid));
+        }
+        slot.seqid = seqid;
+        slot.inUse = true;
+        slot.reply = null;
+        slot.sequenceResult = null;
+        s.client().renewedNanos = now;
+        return new NewRequest(s, slot);
+    }
+
+    /** The request on {@code slot} was answered: keeps its reply (null: not kept) and frees the slot. */
+    public synchronized void finish(Slot slot, byte[] sequenceResult, byte[] reply) {
+        slot.sequenceResult = sequenceResult;
+        slot.reply = reply;
+        slot.inUse = false;
+    }
+
+    // ------------------------------------------------------------------ opens
+
+    /**
+     * OPEN by {@code owner} of {@code file} (§18.16.4): the owner's existing open of the file grows
+     * (its seqid bumped), else a new one starts; NFS4ERR_SHARE_DENIED when another open's deny
+     * bits refuse the access asked, or the deny asked refuses another's access.
+     */
+    public synchronized OpenState open(ClientRecord c, byte[] owner, Target file, int access, int deny)
+            throws Nfs4Exception {
+        OpenState mine = null;
+        for (OpenState o : opens.values()) {
+            if (!sameFile(o.file, file)) {
+                continue;
+            }
+            if (o.client == c && Arrays.equals(o.owner, owner)) {
+                mine = o;
+                continue;
+            }
+            if ((o.deny & access) != 0 || (o.access & deny) != 0) {
+                throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "another open denies it");
+            }
+        }
+        if (mine != null) {
+            synchronized (mine) {
+                mine.access |= access;
+                mine.deny |= deny;
+                mine.seqid++;
+            }
+            return mine;
+        }
+        byte[] other = new byte[STATEID_OTHER_SIZE];
+        ByteBuffer.wrap(other).putInt(bootId).putLong(nextState++);
+        OpenState o = new OpenState(other, c, owner.clone(), file);
+        o.access = access;
+        o.deny = deny;
+        opens.put(ByteBuffer.wrap(other), o);
+        return o;
+    }
+
+    /** The open a stateid names (§8.2.2: seqid 0 is the current one), with the errors of §8.2.4. */
+    public synchronized OpenState open(Stateid id) throws Nfs4Exception {
+        OpenState o = opens.get(ByteBuffer.wrap(id.other()));
+        if (o == null) {
+            if (ByteBuffer.wrap(id.other()).getInt() != bootId) {
+                throw new Nfs4Exception(NFS4ERR_STALE_STATEID, "stateid " + id + " of an earlier start");
+            }
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no state " + id);
+        }
+        synchronized (o) {
+            if (id.seqid() != 0 && Integer.compareUnsigned(id.seqid(), o.seqid) < 0) {
+                throw new Nfs4Exception(NFS4ERR_OLD_STATEID, "stateid " + id + " is older than seqid " + o.seqid);
+            }
+            if (id.seqid() != 0 && id.seqid() != o.seqid) {
+                throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "stateid " + id + " is newer than seqid " + o.seqid);
+            }
+        }
+        return o;
+    }
+
+    /** CLOSE (§18.2): the open ends. */
+    public synchronized void close(OpenState o) {
+        opens.remove(ByteBuffer.wrap(o.other));
+    }
+
+    /** TEST_STATEID (§18.48) of one stateid: NFS4_OK or its error. */
+    public int test(Stateid id) {
+        try {
+            open(id);
+            return NFS4_OK;
+        } catch (Nfs4Exception e) {
+            return e.status();
+        }
+    }
+
+    private static boolean sameFile(Target a, Target b) {
+        return a.export().id() == b.export().id() && a.handle().fileId() == b.handle().fileId();
+    }
+
+    /** Every open of a client (for tests and metrics). */
+    public synchronized List<OpenState> opensOf(ClientRecord c) {
+        List<OpenState> out = new ArrayList<>();
+        for (OpenState o : opens.values()) {
+            if (o.client == c) {
+                out.add(o);
+            }
+        }
+        return out;
+    }
+}

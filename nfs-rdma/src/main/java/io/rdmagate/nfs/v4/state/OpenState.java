@@ -1,0 +1,40 @@
+package io.rdmagate.nfs.v4.state;
+
+import io.rdmagate.nfs.NfsExports.Target;
+
+/**
+ * An open of a file by one open-owner (RFC 8881 §9.1.4): the state an OPEN stateid names. A second OPEN of
+ * the same file by the same owner adds to its access and bumps the stateid's seqid (§9.11).
+ */
+public final class OpenState {
+    final byte[] other;
+    final ClientRecord client;
+    final byte[] owner;
+    final Target file;
+    int seqid = 1;
+    int access;
+    int deny;
+
+    OpenState(byte[] other, ClientRecord client, byte[] owner, Target file) {
+        this.other = other;
+        this.client = client;
+        this.owner = owner;
+        this.file = file;
+    }
+
+    public synchronized Stateid stateid() {
+        return new Stateid(seqid, other.clone());
+    }
+
+    public Target file() {
+        return file;
+    }
+
+    public synchronized int access() {
+        return access;
+    }
+
+    public ClientRecord client() {
+        return client;
+    }
+}

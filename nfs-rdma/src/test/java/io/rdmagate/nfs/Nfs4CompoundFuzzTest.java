@@ -1,0 +1,287 @@
+package io.rdmagate.nfs;
+
+import static io.rdmagate.nfs.v4.Nfs4.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.rdmagate.nfs.client.Nfs3Client;
+import io.rdmagate.nfs.v3.Nfs3Program;
+import io.rdmagate.nfs.v4.Fattr4;
+import io.rdmagate.nfs.v4.Nfs4Program;
+import io.rdmagate.nfs.v4.Nfs4Server;
+import io.rdmagate.oncrpc.rpc.Rpc;
+import io.rdmagate.oncrpc.server.Connection;
+import io.rdmagate.oncrpc.server.RpcDispatcher;
+import io.rdmagate.oncrpc.server.RpcVersions;
+import io.rdmagate.oncrpc.xdr.XdrEncoder;
+import io.rdmagate.oncrpc.xdr.XdrMessage;
+import io.rdmagate.vfs.Caller;
+import io.rdmagate.vfs.CreateMode;
+import io.rdmagate.vfs.ExportOptions;
+import io.rdmagate.vfs.SetAttributes;
+import io.rdmagate.vfs.inmemory.InMemoryFileSystem;
+import io.rdmagate.vfs.memory.IoMemoryPool;
+import io.rdmagate.vfs.memory.MemoryRegistrar;
+import io.rdmagate.vfs.memory.PayloadCopies;
+import io.rdmagate.vfs.memory.PoolLimits;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * NFSv4.1 COMPOUNDs from a hostile client, through the dispatcher the listeners use, over an
+ * in-memory export: valid COMPOUNDs of every operation this server performs (on a live session,
+ * its slot's next sequence id filled in each round) are mutated (bit flips, small values and values
+ * near 2^32 over words, truncation, trailing bytes). Each is answered with a COMPOUND result or
+ * GARBAGE_ARGS, never SYSTEM_ERR and never NFS4ERR_SERVERFAULT (an operation that threw), and a valid
+ * COMPOUND still works afterwards. {@code -Drdmagate.fuzz.rounds=N} for a long run.
+ */
+class Nfs4CompoundFuzzTest {
+    private static final Connection CONNECTION = new Connection(1,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 801),
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 2049), "tcp");
+    private static final IoMemoryPool POOL = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
+    private static final InMemoryFileSystem FS = InMemoryFileSystem.create(7, ExportOptions.DEFAULT);
+    private static final NfsExports EXPORTS = new NfsExports(List.of(NfsFixture.export(0, "data", FS,
+            NfsFixture.rule("*", io.rdmagate.gateway.spi.config.ClientRule.Access.RW, false, false))));
+    private static final Nfs4Server SERVER = new Nfs4Server(EXPORTS, Nfs4Server.Options.DEFAULT, 1 << 20);
+    private static final RpcDispatcher DISPATCHER;
+
+    static {
+        ConnectionAccounts accounts = new ConnectionAccounts(POOL);
+        DISPATCHER = new RpcDispatcher(null, UnpooledByteBufAllocator.DEFAULT).register(RpcVersions.of(
+                new Nfs3Program(EXPORTS, accounts, new PayloadCopies(), 1 << 20), new Nfs4Program(SERVER, accounts)));
+        try {
+            FS.create(Caller.ROOT, FS.root(), "f", CreateMode.GUARDED, SetAttributes.NONE, 0);
+            FS.mkdir(Caller.ROOT, FS.root(), "d", SetAttributes.NONE);
+        } catch (Exception e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @AfterAll
+    static void close() {
+        FS.close();
+        POOL.close();
+    }
+
+    @Test
+    void mutatedCompoundsOfEveryOperationAreAnswered() {
+        byte[] session = establish();
+        List<Consumer<XdrEncoder>> seeds = seeds(session);
+        Random rnd = new Random(8881);
+        int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 20_000);
+        int[] outcome = new int[3]; // compound ok, compound error, garbage/not answered
+        for (int round = 0; round < rounds; round++) {
+            int seq = SERVER.state().sessionSlotSeqid(session, 0) + 1;
+            Consumer<XdrEncoder> ops = seeds.get(rnd.nextInt(seeds.size()));
+            byte[] m = compound(round, e -> {
+                e.writeInt(OP_SEQUENCE);
+                Nfs4TestClient.sequenceArgs(e, session, seq, 0);
+                ops.accept(e);
+            }, 1 + opsIn(ops));
+            int mutations = 1 + rnd.nextInt(3);
+            for (int k = 0; k < mutations && m.length > 0; k++) {
+                int word = rnd.nextInt(Math.max(1, m.length / 4)) * 4;
+                switch (rnd.nextInt(6)) {
+                    case 0 -> m[rnd.nextInt(m.length)] ^= (byte) (1 << rnd.nextInt(8));
+                    case 1 -> putInt(m, word, rnd.nextInt(4));
+                    case 2 -> putInt(m, word, rnd.nextInt());
+                    case 3 -> putInt(m, word, -1 - rnd.nextInt(4));
+                    case 4 -> m = Arrays.copyOf(m, rnd.nextInt(m.length + 1));
+                    default -> m = Arrays.copyOf(m, m.length + 4 * rnd.nextInt(8));
+                }
+            }
+            int status = answered(m);
+            outcome[status == NFS4_OK ? 0 : status > 0 ? 1 : 2]++;
+        }
+        System.out.printf("Nfs4CompoundFuzzTest: %d mutated COMPOUNDs: %d ok, %d with an operation's error, %d garbage"
+                + " or unanswered; 0 SYSTEM_ERR, 0 NFS4ERR_SERVERFAULT%n", rounds, outcome[0], outcome[1], outcome[2]);
+        assertTrue(outcome[0] > rounds / 20, "many mutated COMPOUNDs still ran: " + Arrays.toString(outcome));
+        assertTrue(outcome[1] > rounds / 20, "and many were refused by an operation: " + Arrays.toString(outcome));
+        int seq = SERVER.state().sessionSlotSeqid(session, 0) + 1;
+        assertEquals(NFS4_OK, answered(compound(1, e -> {
+            e.writeInt(OP_SEQUENCE);
+            Nfs4TestClient.sequenceArgs(e, session, seq, 0);
+            e.writeInt(OP_PUTROOTFH);
+        }, 2)), "the session still works");
+    }
+
+    @Test
+    void everySeedIsAValidCompound() {
+        byte[] session = establish();
+        for (Consumer<XdrEncoder> ops : seeds(session)) {
+            int seq = SERVER.state().sessionSlotSeqid(session, 0) + 1;
+            int status = answered(compound(3, e -> {
+                e.writeInt(OP_SEQUENCE);
+                Nfs4TestClient.sequenceArgs(e, session, seq, 0);
+                ops.accept(e);
+            }, 1 + opsIn(ops)));
+            assertEquals(NFS4_OK, status, "seed " + seeds(session).indexOf(ops));
+        }
+    }
+
+    /** EXCHANGE_ID and CREATE_SESSION; the session's id. */
+    private static byte[] establish() {
+        byte[] x = reply(compound(1, e -> {
+            e.writeInt(OP_EXCHANGE_ID);
+            Nfs4TestClient.exchangeIdArgs(e, "fuzz-" + System.nanoTime(), 1);
+        }, 1));
+        ByteBuffer b = ByteBuffer.wrap(x);
+        int resok = results(x) + 24; // status, tag "fuzz", count, operation, its status
+        long clientId = b.getLong(resok);
+        int seq = b.getInt(resok + 8);
+        byte[] s = reply(compound(2, e -> {
+            e.writeInt(OP_CREATE_SESSION);
+            Nfs4TestClient.createSessionArgs(e, clientId, seq, 4);
+        }, 1));
+        return Arrays.copyOfRange(s, results(s) + 24, results(s) + 40);
+    }
+
+    /** Each seed: the operations after SEQUENCE, written after a marker word giving their count. */
+    private static List<Consumer<XdrEncoder>> seeds(byte[] session) {
+        byte[] owner = "fuzz-owner".getBytes(StandardCharsets.UTF_8);
+        List<Consumer<XdrEncoder>> s = new ArrayList<>();
+        s.add(ops(2, e -> e.writeInt(OP_PUTROOTFH).writeInt(OP_GETFH)));
+        s.add(ops(3, e -> {
+            e.writeInt(OP_PUTROOTFH).writeInt(OP_LOOKUP);
+            Nfs4TestClient.name(e, "data");
+            e.writeInt(OP_GETATTR);
+            Nfs4TestClient.bitmap(e, Fattr4.TYPE, Fattr4.SIZE, Fattr4.FSID, Fattr4.OWNER, Fattr4.TIME_MODIFY,
+                    Fattr4.SPACE_AVAIL, Fattr4.SUPPORTED_ATTRS);
+        }));
+        s.add(ops(4, e -> {
+            e.writeInt(OP_PUTROOTFH).writeInt(OP_LOOKUP);
+            Nfs4TestClient.name(e, "data");
+            e.writeInt(OP_READDIR).writeHyper(0).writeHyper(0).writeInt(1024).writeInt(8192);
+            Nfs4TestClient.bitmap(e, Fattr4.TYPE, Fattr4.FILEID, Fattr4.MODE, Fattr4.RDATTR_ERROR);
+            e.writeInt(OP_LOOKUPP);
+        }));
+        s.add(ops(5, e -> {
+            e.writeInt(OP_PUTROOTFH).writeInt(OP_LOOKUP);
+            Nfs4TestClient.name(e, "data");
+            e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_READ).writeInt(0).writeHyper(0).writeOpaque(owner)
+                    .writeInt(OPEN4_NOCREATE).writeInt(CLAIM_NULL);
+            Nfs4TestClient.name(e, "f");
+            e.writeInt(OP_READ).writeInt(1).writeFixedOpaque(new byte[12]).writeHyper(0).writeInt(4096); // current stateid
+            e.writeInt(OP_CLOSE).writeInt(0).writeInt(1).writeFixedOpaque(new byte[12]);
+        }));
+        s.add(ops(4, e -> {
+            e.writeInt(OP_PUTROOTFH).writeInt(OP_LOOKUP);
+            Nfs4TestClient.name(e, "data");
+            e.writeInt(OP_ACCESS).writeInt(0x3f);
+            e.writeInt(OP_SECINFO);
+            Nfs4TestClient.name(e, "d");
+        }));
+        s.add(ops(3, e -> {
+            e.writeInt(OP_PUTROOTFH).writeInt(OP_SAVEFH).writeInt(OP_RESTOREFH);
+        }));
+        s.add(ops(2, e -> {
+            e.writeInt(OP_PUTROOTFH).writeInt(OP_SECINFO_NO_NAME).writeInt(0);
+        }));
+        s.add(ops(1, e -> e.writeInt(OP_TEST_STATEID).writeInt(1).writeInt(1).writeFixedOpaque(new byte[12])));
+        s.add(ops(2, e -> {
+            e.writeInt(OP_PUTFH).writeOpaque(NfsExports.wire(EXPORTS.all().get(0), FS.root()));
+            e.writeInt(OP_GETFH);
+        }));
+        return s;
+    }
+
+    private static Consumer<XdrEncoder> ops(int count, Consumer<XdrEncoder> ops) {
+        return new Consumer<>() {
+            @Override
+            public void accept(XdrEncoder e) {
+                ops.accept(e);
+            }
+
+            @Override
+            public String toString() {
+                return Integer.toString(count);
+            }
+        };
+    }
+
+    private static int opsIn(Consumer<XdrEncoder> ops) {
+        return Integer.parseInt(ops.toString());
+    }
+
+    private static byte[] compound(int xid, Consumer<XdrEncoder> ops, int count) {
+        byte[] args = Nfs3Client.encode(e -> {
+            e.writeOpaque("fuzz".getBytes(StandardCharsets.UTF_8));
+            e.writeInt(MINOR_VERSION);
+            e.writeInt(count);
+            ops.accept(e);
+        });
+        return Nfs3Client.encode(e -> {
+            e.writeInt(xid).writeInt(Rpc.CALL).writeInt(Rpc.VERSION).writeInt(PROGRAM).writeInt(VERSION)
+                    .writeInt(PROC_COMPOUND);
+            byte[] cred = Nfs3Client.encode(c -> c.writeInt(1).writeString("fuzz").writeInt(0).writeInt(0).writeInt(0));
+            e.writeInt(1).writeOpaque(cred).writeInt(0).writeInt(0);
+            e.writeFixedOpaque(args);
+        });
+    }
+
+    private static byte[] reply(byte[] message) {
+        var record = Unpooled.wrappedBuffer(message);
+        XdrMessage reply;
+        try {
+            reply = DISPATCHER.dispatch(record, CONNECTION);
+        } finally {
+            record.release();
+        }
+        if (reply == null) {
+            return null;
+        }
+        try {
+            return reply.toBytes();
+        } finally {
+            reply.release();
+        }
+    }
+
+    /** Where a successful reply's results start (after the accepted header). */
+    private static int results(byte[] r) {
+        int verfLength = ByteBuffer.wrap(r).getInt(16);
+        return 24 + ((verfLength + 3) & ~3);
+    }
+
+    /** The COMPOUND's status, or -1 when not answered with results. Fails on SYSTEM_ERR and NFS4ERR_SERVERFAULT. */
+    private static int answered(byte[] message) {
+        byte[] r = reply(message);
+        if (r == null) {
+            return -1;
+        }
+        ByteBuffer b = ByteBuffer.wrap(r);
+        assertTrue(r.length >= 12, "a reply header");
+        assertEquals(ByteBuffer.wrap(message).getInt(0), b.getInt(0), "the call's xid");
+        if (b.getInt(8) != Rpc.MSG_ACCEPTED) {
+            return -1;
+        }
+        int stat = b.getInt(20 + ((b.getInt(16) + 3) & ~3));
+        assertNotEquals(Rpc.SYSTEM_ERR, stat, "an operation threw");
+        if (stat != Rpc.SUCCESS || ByteBuffer.wrap(message).getInt(12) != PROGRAM
+                || ByteBuffer.wrap(message).getInt(20) != PROC_COMPOUND || r.length < results(r) + 4) {
+            return -1;
+        }
+        int status = b.getInt(results(r));
+        assertNotEquals(NFS4ERR_SERVERFAULT, status, "an operation threw on its input");
+        return status;
+    }
+
+    private static void putInt(byte[] m, int at, int v) {
+        if (at + 4 <= m.length) {
+            ByteBuffer.wrap(m).putInt(at, v);
+        }
+    }
+}
