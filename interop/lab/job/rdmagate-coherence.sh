@@ -150,6 +150,37 @@ host_write() {
 }
 host_write
 
+# NFSv4.1 on the same gateway (transports.nfs.versions [3, 4.1]), no MOUNT and no rpcbind: the
+# kernel client mounts the pseudo-filesystem's /data, lists what cifs lists, reads a file cifs wrote
+# byte for byte, and after cifs appends to a file and closes it, opens and reads the new content.
+nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
+    local label=$1 opts=$2 V=/mnt/v41 out want got
+    mkdir -p $V
+    if ! out=$(timeout 180 mount -t nfs -o "$opts" 10.0.2.100:/data $V 2>&1); then
+        result "$label/mount" FAIL "$out"
+        return 1
+    fi
+    out=$(grep " $V nfs4 " /proc/mounts | cut -d' ' -f4 | tr ',' '\n' | grep -E '^(vers|proto)=' | tr '\n' ' ')
+    if [[ $out == *vers=4.1* ]]; then result "$label/mount" PASS "$out"
+    else result "$label/mount" FAIL "mounted as '$out'"; fi
+    want=$(ls -1 $S | sort | tr '\n' ' ')
+    got=$(ls -1 $V | sort | tr '\n' ' ')
+    if [ "$want" = "$got" ]; then result "$label/list" PASS
+    else result "$label/list" FAIL "NFSv4.1 lists '$got', cifs '$want'"; fi
+    if cmp -s $S/v41-data.bin $V/v41-data.bin && [ "$(stat -c %s $V/v41-data.bin)" = "$(stat -c %s $S/v41-data.bin)" ]; then
+        result "$label/read" PASS "$(stat -c %s $V/v41-data.bin) bytes"
+    else result "$label/read" FAIL "$(cmp $S/v41-data.bin $V/v41-data.bin 2>&1)"; fi
+    echo "appended-by-cifs-$label" >> $S/v41-grows.txt
+    got=$(tail -n 1 $V/v41-grows.txt)
+    if [ "$got" = "appended-by-cifs-$label" ]; then result "$label/sees-cifs-write" PASS
+    else result "$label/sees-cifs-write" FAIL "read '$got'"; fi
+    if timeout 60 umount $V; then result "$label/unmount" PASS; else result "$label/unmount" FAIL; fi
+}
+head -c 3000000 /dev/urandom > $S/v41-data.bin
+echo first-line > $S/v41-grows.txt
+nfs41 v41-tcp "vers=4.1,proto=tcp,port=$NFS_PORT" || rc=1
+nfs41 v41-rdma "vers=4.1,proto=rdma,port=$RDMA_PORT" || rc=1
+
 coherence coherence-tcp "vers=3,proto=tcp,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
 coherence coherence-rdma "vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
 if try_lock fcntl $S/host-locked.dat; then result host-lock-refused-to-cifs FAIL "cifs got the lock a host process holds"

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * file open, and a lock held through one protocol is refused through the other, both ways. NFS
  * over TCP and over RDMA (siw), SMB 3.1.1 with leases. A lock a process on the host holds on a file
  * of the export is refused to both, and a write a process on the host makes (this test's JVM, not
- * the gateway) breaks what cifs caches, so cifs reads the new content.
+ * the gateway) breaks what cifs caches, so cifs reads the new content. The same boot mounts the
+ * gateway with NFSv4.1 over TCP and over RDMA and checks that it lists and reads what cifs wrote.
  */
 @Tag("interop")
 class RdmagateCoherenceTest {
@@ -90,7 +91,7 @@ class RdmagateCoherenceTest {
         int rpcbind = HostGateway.freePort();
         int smb = HostGateway.freePort();
         String transports = """
-                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d, versions: ["3", "4.1"]}
                   rpcbind: {mode: embedded, port: %d}
                   smb: {port: %d}
                 """.formatted(nfs, mount, rdma, nlm, nsm, rpcbind, smb);
@@ -106,6 +107,9 @@ class RdmagateCoherenceTest {
             for (String proto : List.of("tcp", "rdma")) {
                 for (String c : CHECKS) {
                     expected.add("coherence-" + proto + "/" + c);
+                }
+                for (String c : List.of("mount", "list", "read", "sees-cifs-write", "unmount")) {
+                    expected.add("v41-" + proto + "/" + c);
                 }
             }
             GuestRun run = lab.job("rdmagate-coherence")
