@@ -174,6 +174,32 @@ nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
     got=$(tail -n 1 $V/v41-grows.txt)
     if [ "$got" = "appended-by-cifs-$label" ]; then result "$label/sees-cifs-write" PASS
     else result "$label/sees-cifs-write" FAIL "read '$got'"; fi
+    # writes: a file copied in over NFSv4.1 reads back through cifs; a tree made, renamed and removed
+    head -c 5000000 /dev/urandom > /tmp/v41-src.bin
+    if cp /tmp/v41-src.bin $V/v41-written-$label.bin && sync && cmp -s /tmp/v41-src.bin $S/v41-written-$label.bin; then
+        result "$label/write" PASS
+    else result "$label/write" FAIL "$(cmp /tmp/v41-src.bin $S/v41-written-$label.bin 2>&1)"; fi
+    namespace_steps() {
+        local step
+        step="mkdir -p" && mkdir -p $V/t-$label/a/b 2>&1 \
+        && step="create" && echo leaf > $V/t-$label/a/b/leaf \
+        && step="symlink" && ln -s a/b/leaf $V/t-$label/link 2>&1 \
+        && step="rename" && mv $V/t-$label/a $V/t-$label/moved 2>&1 \
+        && step="readlink" && [ "$(readlink $V/t-$label/link)" = a/b/leaf ] \
+        && step="cifs reads the moved file" && [ "$(cat $S/t-$label/moved/b/leaf)" = leaf ] \
+        && step="chmod" && chmod 640 $V/t-$label/moved/b/leaf 2>&1 \
+        && step="mode after chmod" && [ "$(stat -c %a $V/t-$label/moved/b/leaf)" = 640 ] \
+        && step="truncate" && truncate -s 2 $V/t-$label/moved/b/leaf 2>&1 \
+        && step="size after truncate" && [ "$(stat -c %s $V/t-$label/moved/b/leaf)" = 2 ] \
+        && step="rm -r" && rm -r $V/t-$label 2>&1 \
+        && step="gone from the cifs listing" && ! ls -1 $S | grep -qx "t-$label" \
+        || { echo "at '$step'"; return 1; }
+    }
+    if out=$(namespace_steps); then result "$label/namespace" PASS
+    else result "$label/namespace" FAIL "$out; $(ls -lR $V/t-$label 2>&1 | head -12 | tr '\n' ' ')"; fi
+    # locks: an NFSv4.1 lock (LOCK) is refused through cifs, and a cifs lock to NFSv4.1, both ways
+    N=$V refused $label fcntl nfs cifs
+    N=$V refused $label fcntl cifs nfs
     if timeout 60 umount $V; then result "$label/unmount" PASS; else result "$label/unmount" FAIL; fi
 }
 head -c 3000000 /dev/urandom > $S/v41-data.bin

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * over TCP and over RDMA (siw), SMB 3.1.1 with leases. A lock a process on the host holds on a file
  * of the export is refused to both, and a write a process on the host makes (this test's JVM, not
  * the gateway) breaks what cifs caches, so cifs reads the new content. The same boot mounts the
- * gateway with NFSv4.1 over TCP and over RDMA and checks that it lists and reads what cifs wrote.
+ * gateway with NFSv4.1 over TCP and over RDMA: it lists and reads what cifs wrote, cifs reads what
+ * it writes, and an NFSv4.1 lock and a cifs lock refuse each other.
  */
 @Tag("interop")
 class RdmagateCoherenceTest {
@@ -108,7 +109,9 @@ class RdmagateCoherenceTest {
                 for (String c : CHECKS) {
                     expected.add("coherence-" + proto + "/" + c);
                 }
-                for (String c : List.of("mount", "list", "read", "sees-cifs-write", "unmount")) {
+                for (String c : List.of("mount", "list", "read", "sees-cifs-write", "write", "namespace",
+                        "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs", "fcntl-cifs-lock-refused-to-nfs",
+                        "fcntl-cifs-unlock-frees-nfs", "unmount")) {
                     expected.add("v41-" + proto + "/" + c);
                 }
             }

@@ -93,6 +93,9 @@ public final class NfsServer implements AutoCloseable {
             nlm.close();
             nlm = null;
         }
+        if (nfs4 != null) {
+            nfs4.close();
+        }
         if (rpcbind != null) {
             rpcbind.stop(grace);
             rpcbind = null;
@@ -308,7 +311,7 @@ public final class NfsServer implements AutoCloseable {
     private RpcProgram nfsProgram(Builder b, ConnectionAccounts accounts) {
         Nfs3Program v3 = new Nfs3Program(b.exports, accounts, b.copies, b.maxIoSize);
         return nfs4 == null ? v3
-                : io.rdmagate.oncrpc.server.RpcVersions.of(v3, new io.rdmagate.nfs.v4.Nfs4Program(nfs4, accounts));
+                : io.rdmagate.oncrpc.server.RpcVersions.of(v3, new io.rdmagate.nfs.v4.Nfs4Program(nfs4, accounts, b.copies));
     }
 
     /** The NFSv4.1 server every transport shares, or null when NFSv4.1 is not served. */

@@ -61,7 +61,7 @@ class Nfs4CompoundFuzzTest {
     static {
         ConnectionAccounts accounts = new ConnectionAccounts(POOL);
         DISPATCHER = new RpcDispatcher(null, UnpooledByteBufAllocator.DEFAULT).register(RpcVersions.of(
-                new Nfs3Program(EXPORTS, accounts, new PayloadCopies(), 1 << 20), new Nfs4Program(SERVER, accounts)));
+                new Nfs3Program(EXPORTS, accounts, new PayloadCopies(), 1 << 20), new Nfs4Program(SERVER, accounts, new PayloadCopies())));
         try {
             FS.create(Caller.ROOT, FS.root(), "f", CreateMode.GUARDED, SetAttributes.NONE, 0);
             FS.mkdir(Caller.ROOT, FS.root(), "d", SetAttributes.NONE);
@@ -72,6 +72,7 @@ class Nfs4CompoundFuzzTest {
 
     @AfterAll
     static void close() {
+        SERVER.close();
         FS.close();
         POOL.close();
     }
@@ -191,11 +192,74 @@ class Nfs4CompoundFuzzTest {
             e.writeInt(OP_PUTROOTFH).writeInt(OP_SECINFO_NO_NAME).writeInt(0);
         }));
         s.add(ops(1, e -> e.writeInt(OP_TEST_STATEID).writeInt(1).writeInt(1).writeFixedOpaque(new byte[12])));
+        s.add(ops(6, e -> {
+            data(e);
+            e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(0).writeHyper(0).writeOpaque(owner)
+                    .writeInt(OPEN4_CREATE).writeInt(0);
+            Nfs4TestClient.bitmap(e, Fattr4.MODE);
+            e.writeOpaque(Nfs3Client.encode(v -> v.writeInt(0644)));
+            e.writeInt(CLAIM_NULL);
+            Nfs4TestClient.name(e, "w");
+            e.writeInt(OP_WRITE).writeInt(1).writeFixedOpaque(new byte[12]).writeHyper(0).writeInt(2)
+                    .writeOpaque(new byte[16]);
+            e.writeInt(OP_COMMIT).writeHyper(0).writeInt(0);
+            e.writeInt(OP_SETATTR).writeInt(1).writeFixedOpaque(new byte[12]);
+            Nfs4TestClient.bitmap(e, Fattr4.SIZE, Fattr4.TIME_MODIFY_SET);
+            e.writeOpaque(Nfs3Client.encode(v -> v.writeHyper(8).writeInt(0)));
+        }));
+        s.add(ops(6, e -> {
+            data(e);
+            e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(0).writeHyper(0).writeOpaque(owner)
+                    .writeInt(OPEN4_NOCREATE).writeInt(CLAIM_NULL);
+            Nfs4TestClient.name(e, "f");
+            e.writeInt(OP_LOCK).writeInt(2).writeBool(false).writeHyper(0).writeHyper(10).writeBool(true).writeInt(0)
+                    .writeInt(1).writeFixedOpaque(new byte[12]).writeInt(0).writeHyper(0).writeOpaque(owner);
+            e.writeInt(OP_LOCKT).writeInt(2).writeHyper(100).writeHyper(10).writeHyper(0).writeOpaque(new byte[] {7});
+            e.writeInt(OP_LOCKU).writeInt(2).writeInt(0).writeInt(1).writeFixedOpaque(new byte[12]).writeHyper(0)
+                    .writeHyper(-1L);
+        }));
+        s.add(ops(7, e -> {
+            data(e);
+            e.writeInt(OP_SAVEFH).writeInt(OP_CREATE).writeInt(NF4DIR);
+            Nfs4TestClient.name(e, "x");
+            Nfs4TestClient.bitmap(e);
+            e.writeOpaque(new byte[0]);
+            e.writeInt(OP_RESTOREFH).writeInt(OP_RENAME);
+            Nfs4TestClient.name(e, "x");
+            Nfs4TestClient.name(e, "y");
+            e.writeInt(OP_REMOVE);
+            Nfs4TestClient.name(e, "y");
+        }));
+        s.add(ops(8, e -> {
+            data(e);
+            e.writeInt(OP_LOOKUP);
+            Nfs4TestClient.name(e, "f");
+            e.writeInt(OP_SAVEFH);
+            data(e);
+            e.writeInt(OP_LINK);
+            Nfs4TestClient.name(e, "l");
+            e.writeInt(OP_REMOVE);
+            Nfs4TestClient.name(e, "l");
+        }));
+        s.add(ops(4, e -> {
+            data(e);
+            e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(0).writeHyper(0)
+                    .writeOpaque("downgrade".getBytes(StandardCharsets.UTF_8)).writeInt(OPEN4_NOCREATE).writeInt(CLAIM_NULL);
+            Nfs4TestClient.name(e, "f");
+            e.writeInt(OP_OPEN_DOWNGRADE).writeInt(1).writeFixedOpaque(new byte[12]).writeInt(0)
+                    .writeInt(OPEN4_SHARE_ACCESS_READ).writeInt(0);
+        }));
         s.add(ops(2, e -> {
             e.writeInt(OP_PUTFH).writeOpaque(NfsExports.wire(EXPORTS.all().get(0), FS.root()));
             e.writeInt(OP_GETFH);
         }));
         return s;
+    }
+
+    /** PUTROOTFH, LOOKUP "data": two operations. */
+    private static void data(XdrEncoder e) {
+        e.writeInt(OP_PUTROOTFH).writeInt(OP_LOOKUP);
+        Nfs4TestClient.name(e, "data");
     }
 
     private static Consumer<XdrEncoder> ops(int count, Consumer<XdrEncoder> ops) {

@@ -237,6 +237,246 @@ class Nfs4Test {
         assertEquals(NFS4ERR_NOENT, ro.status);
     }
 
+    // ---- writing
+
+    @Test
+    void aFileCreatedWrittenAndTruncatedOverNfs4ReadsBackOverNfs3() throws Exception {
+        byte[] content = new byte[200_000];
+        new Random(9).nextBytes(content);
+        Reply open = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                .op(OP_OPEN, e -> createArgs(e, "new.bin", 1 /* GUARDED4 */, 0640)).op(OP_GETFH).send();
+        skipSequence(open);
+        open.next(OP_PUTROOTFH, NFS4_OK);
+        open.next(OP_LOOKUP, NFS4_OK);
+        XdrDecoder o = open.next(OP_OPEN, NFS4_OK);
+        int seqid = Nfs4TestClient.read(o::readInt);
+        byte[] other = Nfs4TestClient.read(() -> o.readFixedOpaque(12));
+        Nfs4TestClient.read(o::readBool);
+        long before = Nfs4TestClient.read(o::readHyper);
+        long after = Nfs4TestClient.read(o::readHyper);
+        assertNotEquals(before, after, "the directory changed");
+        Nfs4TestClient.read(o::readInt);
+        XdrDecoder attrset = o;
+        assertEquals(2, (int) Nfs4TestClient.read(attrset::readInt), "attrset: the mode was set");
+        Nfs4TestClient.skip(o, 8 + 4);
+        XdrDecoder g = open.next(OP_GETFH, NFS4_OK);
+        byte[] fh = Nfs4TestClient.read(() -> g.readOpaque(NFS4_FHSIZE));
+
+        for (int off = 0; off < content.length; off += 65536) {
+            int at = off;
+            int n = Math.min(65536, content.length - off);
+            Reply w = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_WRITE, e -> {
+                stateid(e, seqid, other).writeHyper(at).writeInt(0 /* UNSTABLE4 */);
+                e.writeOpaque(java.util.Arrays.copyOfRange(content, at, at + n));
+            }).send();
+            skipSequence(w);
+            w.next(OP_PUTFH, NFS4_OK);
+            XdrDecoder wr = w.next(OP_WRITE, NFS4_OK);
+            assertEquals(n, (int) Nfs4TestClient.read(wr::readInt));
+        }
+        Reply commit = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_COMMIT, e -> e.writeHyper(0).writeInt(0))
+                .send();
+        assertEquals(NFS4_OK, commit.status);
+
+        try (Nfs3Client v3 = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {
+            byte[] f3 = v3.lookup(Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT), "new.bin");
+            assertArrayEquals(fh, f3, "the same file has the same handle under both versions");
+            assertArrayEquals(content, v3.read(f3, 0, content.length).data());
+            assertEquals(0640, v3.getattr(f3).mode() & 07777);
+        }
+
+        Reply truncate = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_SETATTR, e -> {
+            stateid(e, seqid, other);
+            Nfs4TestClient.bitmap(e, Fattr4.SIZE);
+            e.writeOpaque(Nfs3Client.encode(v -> v.writeHyper(1000)));
+        }).op(OP_GETATTR, e -> Nfs4TestClient.bitmap(e, Fattr4.SIZE)).send();
+        skipSequence(truncate);
+        truncate.next(OP_PUTFH, NFS4_OK);
+        XdrDecoder set = truncate.next(OP_SETATTR, NFS4_OK);
+        assertEquals(1, (int) Nfs4TestClient.read(set::readInt));
+        Nfs4TestClient.skip(set, 4);
+        XdrDecoder size = Nfs4TestClient.fattr(truncate.next(OP_GETATTR, NFS4_OK), Fattr4.SIZE);
+        assertEquals(1000L, (long) Nfs4TestClient.read(size::readHyper));
+
+        Reply again = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                .op(OP_OPEN, e -> createArgs(e, "new.bin", 1, 0640)).send();
+        assertEquals(NFS4ERR_EXIST, again.status, "GUARDED4 over an existing file");
+
+        Reply badAttr = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_SETATTR, e -> {
+            stateid(e, 0, new byte[12]);
+            Nfs4TestClient.bitmap(e, Fattr4.TYPE);
+            e.writeOpaque(Nfs3Client.encode(v -> v.writeInt(NF4DIR)));
+        }).send();
+        skipSequence(badAttr);
+        badAttr.next(OP_PUTFH, NFS4_OK);
+        XdrDecoder bad = badAttr.next(OP_SETATTR, NFS4ERR_INVAL);
+        assertEquals(0, (int) Nfs4TestClient.read(bad::readInt), "a failed SETATTR still carries an empty attrsset");
+    }
+
+    @Test
+    void directoriesSymlinksLinksRenamesAndRemovesChangeTheNamespace() throws Exception {
+        Reply r = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data")).op(OP_SAVEFH)
+                .op(OP_CREATE, e -> {
+                    e.writeInt(NF4DIR);
+                    Nfs4TestClient.name(e, "sub");
+                    Nfs4TestClient.bitmap(e, Fattr4.MODE);
+                    e.writeOpaque(Nfs3Client.encode(v -> v.writeInt(0750)));
+                }).op(OP_GETATTR, e -> Nfs4TestClient.bitmap(e, Fattr4.TYPE, Fattr4.MODE))
+                .op(OP_RESTOREFH).op(OP_CREATE, e -> {
+                    e.writeInt(NF4LNK);
+                    e.writeOpaque("sub/target".getBytes(StandardCharsets.UTF_8));
+                    Nfs4TestClient.name(e, "link");
+                    Nfs4TestClient.bitmap(e);
+                    e.writeOpaque(new byte[0]);
+                }).op(OP_READLINK).send();
+        assertEquals(NFS4_OK, r.status);
+        skipSequence(r);
+        r.next(OP_PUTROOTFH, NFS4_OK);
+        r.next(OP_LOOKUP, NFS4_OK);
+        r.next(OP_SAVEFH, NFS4_OK);
+        Nfs4TestClient.skip(r.next(OP_CREATE, NFS4_OK), 20 + 12); // change_info4, attrsset {mode}
+        XdrDecoder sub = Nfs4TestClient.fattr(r.next(OP_GETATTR, NFS4_OK), Fattr4.TYPE, Fattr4.MODE);
+        assertEquals(NF4DIR, (int) Nfs4TestClient.read(sub::readInt));
+        assertEquals(0750, (int) Nfs4TestClient.read(sub::readInt));
+        r.next(OP_RESTOREFH, NFS4_OK);
+        Nfs4TestClient.skip(r.next(OP_CREATE, NFS4_OK), 20 + 4);
+        XdrDecoder link = r.next(OP_READLINK, NFS4_OK);
+        assertEquals("sub/target", new String(Nfs4TestClient.read(() -> link.readOpaque(1024)), StandardCharsets.UTF_8));
+
+        try (Nfs3Client v3 = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {
+            v3.create(Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT), "a", 0644);
+        }
+        Reply ns = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data")).op(OP_SAVEFH)
+                .op(OP_RENAME, e -> {
+                    Nfs4TestClient.name(e, "a");
+                    Nfs4TestClient.name(e, "b");
+                }).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "b")).op(OP_SAVEFH).op(OP_PUTROOTFH)
+                .op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data")).op(OP_LINK, e -> Nfs4TestClient.name(e, "c"))
+                .op(OP_REMOVE, e -> Nfs4TestClient.name(e, "sub")).send();
+        assertEquals(NFS4_OK, ns.status);
+        assertEquals(List.of("b", "c", "link"), readdirNamesIn("data"));
+        Reply notEmpty = c.compound().op(OP_PUTROOTFH).op(OP_REMOVE, e -> Nfs4TestClient.name(e, "data")).send();
+        assertEquals(NFS4ERR_ROFS, notEmpty.status, "the pseudo-filesystem is read-only");
+    }
+
+    @Test
+    void locksConflictWithEachOtherAndWithNlmAndCloseReleasesThem() throws Exception {
+        try (Nfs3Client v3 = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {
+            v3.create(Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT), "locked", 0666);
+        }
+        int[] seqid = new int[2];
+        byte[][] other = new byte[2][];
+        for (int i = 0; i < 2; i++) {
+            String owner = "owner-" + i;
+            Reply r = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                    .op(OP_OPEN, e -> openArgs(e, "locked", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, owner)).send();
+            skipSequence(r);
+            r.next(OP_PUTROOTFH, NFS4_OK);
+            r.next(OP_LOOKUP, NFS4_OK);
+            XdrDecoder o = r.next(OP_OPEN, NFS4_OK);
+            seqid[i] = Nfs4TestClient.read(o::readInt);
+            other[i] = Nfs4TestClient.read(() -> o.readFixedOpaque(12));
+        }
+        Reply lock = locked(0, seqid[0], other[0], 0, 100);
+        XdrDecoder ls = lock.next(OP_LOCK, NFS4_OK);
+        int lockSeqid = Nfs4TestClient.read(ls::readInt);
+        byte[] lockOther = Nfs4TestClient.read(() -> ls.readFixedOpaque(12));
+
+        Reply denied = locked(1, seqid[1], other[1], 50, 10);
+        XdrDecoder d = denied.next(OP_LOCK, NFS4ERR_DENIED);
+        assertEquals(0L, (long) Nfs4TestClient.read(d::readHyper), "the holder's offset");
+        assertEquals(100L, (long) Nfs4TestClient.read(d::readHyper), "the holder's length");
+        assertEquals(2, (int) Nfs4TestClient.read(d::readInt), "WRITE_LT");
+        assertEquals(c.clientId, (long) Nfs4TestClient.read(d::readHyper));
+        assertEquals("lock-owner-0", new String(Nfs4TestClient.read(() -> d.readOpaque(1024)), StandardCharsets.UTF_8));
+
+        var fs = fx.exports.all().get(0).fs();
+        var file = fs.lookup(io.rdmagate.vfs.Caller.ROOT, fs.root(), "locked").handle();
+        var nlmOwner = new io.rdmagate.vfs.lock.LockOwner("nlm:other:1:01", "other", 1, new byte[] {1});
+        org.junit.jupiter.api.Assertions.assertThrows(io.rdmagate.vfs.lock.LockConflictException.class,
+                () -> fs.locks().lock(file.fileId(), new io.rdmagate.vfs.lock.ByteRangeLock(nlmOwner, 90, 20, false,
+                        io.rdmagate.vfs.lock.LockSemantics.POSIX)), "an NLM client is refused the NFSv4 lock");
+        fs.locks().lock(file.fileId(), new io.rdmagate.vfs.lock.ByteRangeLock(nlmOwner, 500, 10, true,
+                io.rdmagate.vfs.lock.LockSemantics.POSIX));
+        locked(1, seqid[1], other[1], 505, 1).next(OP_LOCK, NFS4ERR_DENIED);
+        fs.locks().unlock(file.fileId(), nlmOwner, 500, 10, io.rdmagate.vfs.lock.LockSemantics.POSIX);
+
+        byte[] lockedFh = handleOf("locked");
+        Reply unlock = c.compound().op(OP_PUTFH, e -> e.writeOpaque(lockedFh)).op(OP_LOCKU, e -> {
+            e.writeInt(2).writeInt(0);
+            stateid(e, lockSeqid, lockOther).writeHyper(0).writeHyper(-1L);
+        }).send();
+        assertEquals(NFS4_OK, unlock.status);
+        locked(1, seqid[1], other[1], 50, 10).next(OP_LOCK, NFS4_OK);
+        assertEquals(1, fs.locks().locks(file.fileId()).size());
+
+        Reply close = c.compound().op(OP_PUTFH, e -> e.writeOpaque(lockedFh))
+                .op(OP_CLOSE, e -> stateid(e.writeInt(0), 0, other[1])).send();
+        assertEquals(NFS4_OK, close.status);
+        assertEquals(0, fs.locks().locks(file.fileId()).size(), "CLOSE released the lock-owner's locks");
+    }
+
+    /** LOCK of [offset, offset+length) as a new lock-owner "lock-owner-I" of open I; the reply after PUTFH. */
+    private Reply locked(int i, int seqid, byte[] other, long offset, long length) throws IOException {
+        byte[] fh = handleOf("locked");
+        Reply r = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_LOCK, e -> {
+            e.writeInt(2).writeBool(false).writeHyper(offset).writeHyper(length).writeBool(true).writeInt(0);
+            stateid(e, seqid, other).writeInt(0).writeHyper(0).writeOpaque(("lock-owner-" + i).getBytes(StandardCharsets.UTF_8));
+        }).send();
+        skipSequence(r);
+        r.next(OP_PUTFH, NFS4_OK);
+        return r;
+    }
+
+    private byte[] handleOf(String name) throws IOException {
+        Reply r = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                .op(OP_LOOKUP, e -> Nfs4TestClient.name(e, name)).op(OP_GETFH).send();
+        skipSequence(r);
+        r.next(OP_PUTROOTFH, NFS4_OK);
+        r.next(OP_LOOKUP, NFS4_OK);
+        r.next(OP_LOOKUP, NFS4_OK);
+        XdrDecoder g = r.next(OP_GETFH, NFS4_OK);
+        return Nfs4TestClient.read(() -> g.readOpaque(NFS4_FHSIZE));
+    }
+
+    private List<String> readdirNamesIn(String export) throws IOException {
+        Reply r = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, export)).op(OP_READDIR, e -> {
+            e.writeHyper(0);
+            e.writeHyper(0);
+            e.writeInt(4096);
+            e.writeInt(32768);
+            Nfs4TestClient.bitmap(e, Fattr4.FILEID);
+        }).send();
+        skipSequence(r);
+        r.next(OP_PUTROOTFH, NFS4_OK);
+        r.next(OP_LOOKUP, NFS4_OK);
+        XdrDecoder d = r.next(OP_READDIR, NFS4_OK);
+        Nfs4TestClient.skip(d, 8);
+        List<String> names = new ArrayList<>();
+        while (Nfs4TestClient.read(d::readBool)) {
+            long cookie = Nfs4TestClient.read(d::readHyper);
+            assertTrue(cookie > 2, "cookies 0-2 are reserved");
+            names.add(new String(Nfs4TestClient.read(() -> d.readOpaque(255)), StandardCharsets.UTF_8));
+            Nfs4TestClient.fattr(d, Fattr4.FILEID);
+        }
+        java.util.Collections.sort(names);
+        return names;
+    }
+
+    private static void createArgs(io.rdmagate.oncrpc.xdr.XdrEncoder e, String name, int how, int mode) {
+        e.writeInt(0);
+        e.writeInt(OPEN4_SHARE_ACCESS_BOTH);
+        e.writeInt(OPEN4_SHARE_DENY_NONE);
+        e.writeHyper(0);
+        e.writeOpaque("owner-1".getBytes(StandardCharsets.UTF_8));
+        e.writeInt(OPEN4_CREATE);
+        e.writeInt(how);
+        Nfs4TestClient.bitmap(e, Fattr4.MODE);
+        e.writeOpaque(Nfs3Client.encode(v -> v.writeInt(mode)));
+        e.writeInt(CLAIM_NULL);
+        Nfs4TestClient.name(e, name);
+    }
+
     // ---- bad COMPOUNDs
 
     @Test

@@ -79,7 +79,7 @@ final class Nfs4TestClient implements AutoCloseable {
         e.writeInt(1 << 20);
         e.writeInt(1 << 20);
         e.writeInt(4096);
-        e.writeInt(8);
+        e.writeInt(16);
         e.writeInt(slots);
         e.writeInt(0);
     }

@@ -39,6 +39,7 @@ public final class Compound {
     private final Nfs4Server server;
     private final RpcCall call;
     private final ConnectionAccounts accounts;
+    private final io.rdmagate.vfs.memory.PayloadCopies copies;
     private final XdrDecoder in;
     private XdrEncoder out;
     private Fh4 current;
@@ -51,15 +52,18 @@ public final class Compound {
     private int sequenceStart = -1;
     private int sequenceEnd = -1;
 
-    private Compound(Nfs4Server server, RpcCall call, ConnectionAccounts accounts) {
+    private Compound(Nfs4Server server, RpcCall call, ConnectionAccounts accounts,
+            io.rdmagate.vfs.memory.PayloadCopies copies) {
         this.server = server;
         this.call = call;
         this.accounts = accounts;
+        this.copies = copies;
         this.in = call.decoder();
     }
 
-    static XdrMessage serve(Nfs4Server server, RpcCall call, ConnectionAccounts accounts) throws XdrException {
-        return new Compound(server, call, accounts).serve();
+    static XdrMessage serve(Nfs4Server server, RpcCall call, ConnectionAccounts accounts,
+            io.rdmagate.vfs.memory.PayloadCopies copies) throws XdrException {
+        return new Compound(server, call, accounts, copies).serve();
     }
 
     private XdrMessage serve() throws XdrException {
@@ -105,10 +109,12 @@ public final class Compound {
                 } catch (Nfs4Exception | io.rdmagate.vfs.VfsException | XdrException e) {
                     out.truncate(statusAt);
                     out.writeInt(status = Nfs4Errors.status(e));
+                    op.failed(this, e, status);
                     LOG.debug("{} #{} of {}: {}", op.name(), index, call.connection().peer(), e.getMessage());
                 } catch (RuntimeException e) {
                     out.truncate(statusAt);
                     out.writeInt(status = NFS4ERR_SERVERFAULT);
+                    op.failed(this, e, status);
                     LOG.warn("{} #{} of {} failed", op.name(), index, call.connection().peer(), e);
                 }
                 if (op.number() == OP_SEQUENCE && index == 0) {
@@ -323,6 +329,21 @@ public final class Compound {
 
     public Caller reader(Target t) throws Nfs4Exception {
         return access(t.export()).caller();
+    }
+
+    /** The caller for an operation that changes {@code t}'s export; NFS4ERR_ROFS on a read-only rule. */
+    public Caller writer(Target t) throws Nfs4Exception {
+        ClientAccess a = access(t.export());
+        if (!a.writable()) {
+            throw new Nfs4Exception(NFS4ERR_ROFS, "export " + t.export().config().name() + " is read-only for "
+                    + call.connection().peer());
+        }
+        return a.caller();
+    }
+
+    /** Where payload copies are counted. */
+    public io.rdmagate.vfs.memory.PayloadCopies copies() {
+        return copies;
     }
 
     /** The pool account of the connection this call came on. */

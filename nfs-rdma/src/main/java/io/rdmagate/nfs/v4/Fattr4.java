@@ -58,10 +58,12 @@ public final class Fattr4 {
     public static final int SPACE_TOTAL = 44;
     public static final int SPACE_USED = 45;
     public static final int TIME_ACCESS = 47;
+    public static final int TIME_ACCESS_SET = 48;
     public static final int TIME_CREATE = 50;
     public static final int TIME_DELTA = 51;
     public static final int TIME_METADATA = 52;
     public static final int TIME_MODIFY = 53;
+    public static final int TIME_MODIFY_SET = 54;
     public static final int MOUNTED_ON_FILEID = 55;
     public static final int SUPPATTR_EXCLCREAT = 75;
 
@@ -73,7 +75,10 @@ public final class Fattr4 {
             CASE_PRESERVING, CHOWN_RESTRICTED, FILEHANDLE, FILEID, FILES_AVAIL, FILES_FREE, FILES_TOTAL, HOMOGENEOUS,
             MAXFILESIZE, MAXLINK, MAXNAME, MAXREAD, MAXWRITE, MODE, NO_TRUNC, NUMLINKS, OWNER, OWNER_GROUP, RAWDEV,
             SPACE_AVAIL, SPACE_FREE, SPACE_TOTAL, SPACE_USED, TIME_ACCESS, TIME_CREATE, TIME_DELTA, TIME_METADATA,
-            TIME_MODIFY, MOUNTED_ON_FILEID, SUPPATTR_EXCLCREAT);
+            TIME_MODIFY, TIME_MODIFY_SET, TIME_ACCESS_SET, MOUNTED_ON_FILEID, SUPPATTR_EXCLCREAT);
+
+    /** What SETATTR, CREATE and OPEN may set (§5.6 "writable" attributes this server stores). */
+    static final int[] SETTABLE = bitmap(SIZE, MODE, OWNER, OWNER_GROUP, TIME_ACCESS_SET, TIME_MODIFY_SET);
 
     /** Where the values of one object's attributes come from. */
     public interface Source {
@@ -130,13 +135,95 @@ public final class Fattr4 {
         }
     }
 
-    /** The requested attributes this server supports. */
+    /** The requested attributes this server supports and can report (the *_set attributes are write-only). */
     public static int[] supported(int[] requested) {
         int[] b = new int[Math.min(requested.length, SUPPORTED.length)];
         for (int i = 0; i < b.length; i++) {
             b[i] = requested[i] & SUPPORTED[i];
         }
+        if (b.length > 1) {
+            b[1] &= ~((1 << (TIME_ACCESS_SET - 32)) | (1 << (TIME_MODIFY_SET - 32)));
+        }
         return b;
+    }
+
+    /** Attributes a client asked to set: the vfs's form and the bitmap of what was asked. */
+    public record Settable(io.rdmagate.vfs.SetAttributes attributes, int[] bitmap) {
+    }
+
+    /**
+     * Reads a fattr4 of attributes to set (§5.6): NFS4ERR_ATTRNOTSUPP for an attribute this server
+     * does not store, NFS4ERR_INVAL for one that cannot be set (type, fileid...), NFS4ERR_BADOWNER for
+     * an owner that is not a number, NFS4ERR_BADXDR when the values do not fill the attribute list.
+     */
+    public static Settable readSettable(XdrDecoder in) throws XdrException, Nfs4Exception {
+        int[] b = readBitmap(in);
+        byte[] values = in.readOpaque(1 << 16);
+        XdrDecoder v = new XdrDecoder(io.netty.buffer.Unpooled.wrappedBuffer(values));
+        io.rdmagate.vfs.SetAttributes s = io.rdmagate.vfs.SetAttributes.create();
+        for (int attr = 0; attr < b.length * 32; attr++) {
+            if (!isSet(b, attr)) {
+                continue;
+            }
+            if (!isSet(SETTABLE, attr)) {
+                throw new Nfs4Exception(isSet(SUPPORTED, attr) ? NFS4ERR_INVAL : NFS4ERR_ATTRNOTSUPP,
+                        "attribute " + attr + " cannot be set");
+            }
+            switch (attr) {
+                case SIZE -> {
+                    long size = v.readHyper();
+                    if (size < 0) {
+                        throw new Nfs4Exception(NFS4ERR_FBIG, "size " + Long.toUnsignedString(size));
+                    }
+                    s.size(size);
+                }
+                case MODE -> s.mode(v.readInt() & 07777);
+                case OWNER -> s.owner(id(v.readString(NFS4_OPAQUE_LIMIT)));
+                case OWNER_GROUP -> s.group(id(v.readString(NFS4_OPAQUE_LIMIT)));
+                case TIME_ACCESS_SET -> s.atime(settime(v));
+                case TIME_MODIFY_SET -> s.mtime(settime(v));
+                default -> throw new IllegalStateException("settable attribute " + attr + " not read");
+            }
+        }
+        if (v.hasRemaining()) {
+            throw new XdrException(v.remaining() + " bytes after the attribute values");
+        }
+        return new Settable(s, b);
+    }
+
+    /** An owner or group as a number (what the Linux client sends an AUTH_SYS server), or NFS4ERR_BADOWNER. */
+    private static int id(String who) throws Nfs4Exception {
+        String n = who.indexOf('@') > 0 ? who.substring(0, who.indexOf('@')) : who;
+        try {
+            long id = Long.parseLong(n);
+            if (id < 0 || id > 0xffffffffL) {
+                throw new NumberFormatException();
+            }
+            return (int) id;
+        } catch (NumberFormatException e) {
+            throw new Nfs4Exception(NFS4ERR_BADOWNER, "owner '" + who + "' is not a number");
+        }
+    }
+
+    /** settime4: SET_TO_SERVER_TIME4 (0) or SET_TO_CLIENT_TIME4 (1) and an nfstime4. */
+    private static long settime(XdrDecoder v) throws XdrException, Nfs4Exception {
+        int how = v.readInt();
+        if (how == 0) {
+            return io.rdmagate.vfs.SetAttributes.SERVER_TIME;
+        }
+        if (how != 1) {
+            throw new XdrException("time_how4 " + how);
+        }
+        long seconds = v.readHyper();
+        long nanos = Integer.toUnsignedLong(v.readInt());
+        if (nanos >= 1_000_000_000L) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "nseconds " + nanos);
+        }
+        try {
+            return Math.addExact(Math.multiplyExact(seconds, 1_000_000_000L), nanos);
+        } catch (ArithmeticException e) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "time " + seconds + " s is out of range");
+        }
     }
 
     /** fattr4 of the supported attributes among {@code requested}: their bitmap and their values in order. */
@@ -196,7 +283,8 @@ public final class Fattr4 {
                 case TIME_METADATA -> time(out, a.ctimeNanos());
                 case TIME_MODIFY -> time(out, a.mtimeNanos());
                 case MOUNTED_ON_FILEID -> out.writeHyper(s.mountedOnFileId());
-                case SUPPATTR_EXCLCREAT -> out.writeInt(0); // no exclusive create yet: an empty bitmap
+                case SUPPATTR_EXCLCREAT -> writeBitmap(out, SETTABLE);
+                case TIME_ACCESS_SET, TIME_MODIFY_SET -> throw new IllegalStateException("write-only attribute " + attr);
                 default -> throw new IllegalStateException("attribute " + attr + " marked supported but not written");
             }
         }

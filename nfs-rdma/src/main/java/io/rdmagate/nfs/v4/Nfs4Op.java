@@ -35,4 +35,11 @@ public abstract class Nfs4Op {
     }
 
     public abstract void run(Compound c) throws Nfs4Exception, VfsException, XdrException;
+
+    /**
+     * Writes what the operation's result carries after a failure status (SETATTR's attrsset, LOCK's
+     * holder); most carry nothing.
+     */
+    public void failed(Compound c, Exception cause, int status) {
+    }
 }

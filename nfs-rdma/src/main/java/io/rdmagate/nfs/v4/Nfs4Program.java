@@ -16,10 +16,12 @@ import io.rdmagate.oncrpc.xdr.XdrMessage;
 public final class Nfs4Program implements RpcProgram {
     private final Nfs4Server server;
     private final ConnectionAccounts accounts;
+    private final io.rdmagate.vfs.memory.PayloadCopies copies;
 
-    public Nfs4Program(Nfs4Server server, ConnectionAccounts accounts) {
+    public Nfs4Program(Nfs4Server server, ConnectionAccounts accounts, io.rdmagate.vfs.memory.PayloadCopies copies) {
         this.server = server;
         this.accounts = accounts;
+        this.copies = copies;
     }
 
     @Override
@@ -46,7 +48,7 @@ public final class Nfs4Program implements RpcProgram {
     public XdrMessage handle(RpcCall call) throws XdrException, RpcErrorException {
         return switch (call.procedure()) {
             case Nfs4.PROC_NULL -> call.success().finish();
-            case Nfs4.PROC_COMPOUND -> Compound.serve(server, call, accounts);
+            case Nfs4.PROC_COMPOUND -> Compound.serve(server, call, accounts, copies);
             default -> throw RpcErrorException.procUnavailable(call.procedure());
         };
     }

@@ -13,7 +13,7 @@ import java.time.Duration;
  * scope on every address, so a client that reaches it over TCP and over RDMA sees one server) and
  * the operations.
  */
-public final class Nfs4Server {
+public final class Nfs4Server implements AutoCloseable {
     /**
      * @param lease            lease_time: a client that sends no SEQUENCE for this long loses its lease
      * @param maxClients       client records kept at most
@@ -42,6 +42,10 @@ public final class Nfs4Server {
     private final long startNanos = System.nanoTime();
     private final long startMillis = System.currentTimeMillis();
     private final Operations operations = new Operations();
+    /** Drops clients whose lease lapsed, with their locks, every half lease (as knfsd's laundromat). */
+    private final java.util.concurrent.ScheduledExecutorService laundromat =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                    Thread.ofPlatform().daemon().name("nfs4-laundromat").factory());
 
     public Nfs4Server(NfsExports exports, Options options, int maxIoSize) {
         this.exports = exports;
@@ -50,6 +54,13 @@ public final class Nfs4Server {
         this.maxIoSize = maxIoSize;
         this.state = new Nfs4State(new Nfs4State.Limits(options.maxClients(), options.maxSessions(), options.maxSlots(),
                 options.maxCachedReply(), options.lease().toNanos()));
+        // a client that goes (lease expired, replaced by its restart, destroyed) leaves no lock behind
+        state.onDrop(c -> {
+            String key = io.rdmagate.nfs.v4.state.LockState.clientKey(c.clientId());
+            for (io.rdmagate.nfs.NfsExport e : exports.all()) {
+                e.fs().locks().releaseAll(o -> key.equals(o.client()));
+            }
+        });
         String host;
         try {
             host = InetAddress.getLocalHost().getHostName();
@@ -57,6 +68,14 @@ public final class Nfs4Server {
             host = "localhost";
         }
         this.serverOwner = ("rdmagate:" + host).getBytes(StandardCharsets.UTF_8);
+        long period = Math.max(1, options.lease().toMillis() / 2);
+        laundromat.scheduleWithFixedDelay(() -> state.expire(now()), period, period,
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        laundromat.shutdownNow();
     }
 
     public NfsExports exports() {

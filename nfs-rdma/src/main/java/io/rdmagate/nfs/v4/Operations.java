@@ -21,6 +21,8 @@ final class Operations {
             new OpReadlink(), new OpRestorefh(), new OpSavefh(), new OpSecinfo(), new OpSecinfoNoName(),
             new OpExchangeId(), new OpCreateSession(), new OpDestroySession(), new OpDestroyClientid(),
             new OpSequence(), new OpReclaimComplete(), new OpTestStateid(), new OpFreeStateid(),
+            new OpWrite(), new OpCommit(), new OpSetattr(), new OpCreate(), new OpRemove(), new OpRename(), new OpLink(),
+            new OpOpenDowngrade(), new OpLock(), new OpLockt(), new OpLocku(),
         }) {
             if (byNumber[op.number()] != null) {
                 throw new IllegalStateException("two classes for operation " + op.number());

@@ -11,7 +11,8 @@ import io.rdmagate.oncrpc.xdr.XdrException;
 
 /**
  * RFC 8881 §18.2 CLOSE: args seqid, open stateid of the current filehandle; resok a stateid, which
- * is the invalid special stateid (§8.2.3: seqid all ones, other zeros), as §18.2.4 recommends.
+ * is the invalid special stateid (§8.2.3: seqid all ones, other zeros), as §18.2.4 recommends. Locks
+ * still held by lock-owners of this open are released with it.
  */
 public final class OpClose extends Nfs4Op {
     private static final Stateid INVALID = new Stateid(-1, new byte[12]);
@@ -27,7 +28,11 @@ public final class OpClose extends Nfs4Op {
         if (s.isSpecial()) {
             throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "CLOSE of a special stateid");
         }
-        OpenState o = OpRead.checkOwner(c, s, c.currentFile(NFS4ERR_ISDIR));
+        io.rdmagate.nfs.NfsExports.Target t = c.currentFile(NFS4ERR_ISDIR);
+        OpenState o = OpRead.checkOwner(c, s, t);
+        for (io.rdmagate.nfs.v4.state.LockState l : c.server().state().locksOf(o)) {
+            t.fs().locks().releaseAll(owner -> owner.equals(l.owner())); // locks die with the open they came from
+        }
         c.server().state().close(o);
         INVALID.write(c.out());
         c.currentStateid(null);

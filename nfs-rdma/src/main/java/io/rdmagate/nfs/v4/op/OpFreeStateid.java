@@ -5,12 +5,14 @@ import static io.rdmagate.nfs.v4.Nfs4.*;
 import io.rdmagate.nfs.v4.Compound;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
+import io.rdmagate.nfs.v4.state.LockState;
 import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.xdr.XdrException;
 
 /**
- * RFC 8881 §18.38 FREE_STATEID: args stateid; no resok. The only stateids this server hands out are
- * open stateids, which CLOSE ends, not FREE_STATEID (NFS4ERR_LOCKS_HELD, as knfsd answers).
+ * RFC 8881 §18.38 FREE_STATEID: args stateid; no resok. A lock stateid whose owner holds no lock any
+ * more is freed; one that still holds locks, and an open stateid (CLOSE ends those), are
+ * NFS4ERR_LOCKS_HELD, as knfsd answers.
  */
 public final class OpFreeStateid extends Nfs4Op {
     public OpFreeStateid() {
@@ -20,7 +22,16 @@ public final class OpFreeStateid extends Nfs4Op {
     @Override
     public void run(Compound c) throws Nfs4Exception, XdrException {
         Stateid s = c.resolveStateid(Stateid.read(c.in()));
-        c.server().state().open(s);
-        throw new Nfs4Exception(NFS4ERR_LOCKS_HELD, "an open stateid is ended by CLOSE");
+        LockState l;
+        try {
+            l = c.server().state().lock(s);
+        } catch (Nfs4Exception notLock) {
+            c.server().state().open(s);
+            throw new Nfs4Exception(NFS4ERR_LOCKS_HELD, "an open stateid is ended by CLOSE");
+        }
+        if (l.file().fs().locks().locks(l.file().handle().fileId()).stream().anyMatch(h -> h.owner().equals(l.owner()))) {
+            throw new Nfs4Exception(NFS4ERR_LOCKS_HELD, "the lock-owner still holds locks");
+        }
+        c.server().state().free(l);
     }
 }

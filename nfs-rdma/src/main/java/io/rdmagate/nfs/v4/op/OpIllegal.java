@@ -6,7 +6,7 @@ import io.rdmagate.nfs.v4.Compound;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
 
-/** RFC 8881 §18.54 ILLEGAL: the answer to an operation number outside the protocol. */
+/** RFC 8881 §18.52 ILLEGAL: the answer to an operation number outside the protocol. */
 public final class OpIllegal extends Nfs4Op {
     public OpIllegal() {
         super(OP_ILLEGAL, "ILLEGAL");

@@ -15,7 +15,7 @@ import io.rdmagate.vfs.Node;
 import io.rdmagate.vfs.VfsException;
 
 /**
- * RFC 8881 §18.15 LOOKUP: args component4; the named object becomes the current filehandle. In the
+ * RFC 8881 §18.13 LOOKUP: args component4; the named object becomes the current filehandle. In the
  * pseudo-filesystem a name leads to a pseudo directory or crosses into an export's root (a client
  * no rule admits sees no such name); in an export the vfs looks it up, NFS4ERR_SYMLINK when the
  * current filehandle is a symlink and NFS4ERR_NOTDIR when it is not a directory.

@@ -13,8 +13,12 @@ import io.rdmagate.nfs.v4.state.OpenState;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
+import io.rdmagate.vfs.Caller;
+import io.rdmagate.vfs.CreateMode;
 import io.rdmagate.vfs.FileAttributes;
 import io.rdmagate.vfs.FileType;
+import io.rdmagate.vfs.Node;
+import io.rdmagate.vfs.SetAttributes;
 import io.rdmagate.vfs.VfsException;
 import io.rdmagate.vfs.VirtualFileSystem;
 import io.rdmagate.vfs.state.Conflict;
@@ -23,19 +27,26 @@ import io.rdmagate.vfs.state.Conflict;
  * RFC 8881 §18.16 OPEN: args seqid, share access, share deny, open-owner, openflag4, open_claim4;
  * resok stateid, change_info4, rflags, attrset, delegation.
  *
- * <p>An existing regular file is opened by name in the current directory (CLAIM_NULL) or as the
+ * <p>A regular file is opened by name in the current directory (CLAIM_NULL) or as the
  * current filehandle (CLAIM_FH). The caller must be allowed what it asks (read, write); a read-only
  * client rule refuses write access; an SMB open whose share mode denies it is NFS4ERR_SHARE_DENIED,
  * and what SMB clients cache of the file is recalled first, as for an NFSv3 access. The open-owner's
  * clientid is the session's (§18.16.3). The file becomes the current filehandle, the open's stateid
  * the current stateid. No delegation is offered (the server has no back channel yet).
  *
- * <p>Not yet: OPEN4_CREATE (NFS4ERR_NOTSUPP), the delegation claims (NFS4ERR_NOTSUPP) and
- * CLAIM_PREVIOUS (NFS4ERR_NO_GRACE: no grace period follows a restart yet).
+ * <p>OPEN4_CREATE creates as NFSv3 CREATE does (UNCHECKED4, GUARDED4, and EXCLUSIVE4/EXCLUSIVE4_1
+ * with the verifier kept by the vfs); the attributes given are set and reported in attrset.
+ *
+ * <p>Not yet: the delegation claims (NFS4ERR_NOTSUPP) and CLAIM_PREVIOUS (NFS4ERR_NO_GRACE: no grace
+ * period follows a restart yet).
  */
 public final class OpOpen extends Nfs4Op {
     public OpOpen() {
         super(OP_OPEN, "OPEN");
+    }
+
+    /** What OPEN4_CREATE asks: how, the attributes, the exclusive-create verifier. */
+    private record Create(CreateMode mode, Fattr4.Settable attrs, long verifier) {
     }
 
     @Override
@@ -47,26 +58,43 @@ public final class OpOpen extends Nfs4Op {
         in.readHyper(); // the owner's clientid: the session's is used (§18.16.3)
         byte[] owner = in.readOpaque(NFS4_OPAQUE_LIMIT);
         int openType = in.readInt();
-        if (openType == OPEN4_CREATE) {
-            throw new Nfs4Exception(NFS4ERR_NOTSUPP, "OPEN4_CREATE is not supported yet");
-        }
-        if (openType != OPEN4_NOCREATE) {
-            throw new Nfs4Exception(NFS4ERR_INVAL, "opentype " + openType);
-        }
+        Create create = switch (openType) {
+            case OPEN4_NOCREATE -> null;
+            case OPEN4_CREATE -> readCreate(in);
+            default -> throw new Nfs4Exception(NFS4ERR_INVAL, "opentype " + openType);
+        };
         int claim = in.readInt();
+        if (create != null && claim != CLAIM_NULL) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "OPEN4_CREATE with claim " + claim);
+        }
+        int access = shareAccess & ~OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
+        if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH
+                || shareDeny < OPEN4_SHARE_DENY_NONE || shareDeny > OPEN4_SHARE_DENY_BOTH) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "share access " + shareAccess + " deny " + shareDeny);
+        }
+        long[] cinfo = new long[2];
+        int[] attrset = new int[0];
         Target file = switch (claim) {
-            case CLAIM_NULL -> byName(c, Names4.read(in));
+            case CLAIM_NULL -> {
+                String name = Names4.read(in);
+                Target dir = Dirs.directory(c.current());
+                cinfo[0] = ChangeInfo.of(dir);
+                Target t;
+                if (create == null) {
+                    t = new Target(dir.export(), dir.fs().lookup(c.reader(dir), dir.handle(), name).handle());
+                } else {
+                    t = create(c, dir, name, create);
+                    attrset = create.attrs().bitmap();
+                }
+                cinfo[1] = ChangeInfo.of(dir);
+                yield t;
+            }
             case CLAIM_FH -> c.currentFile(NFS4ERR_ISDIR);
             case CLAIM_PREVIOUS -> throw new Nfs4Exception(NFS4ERR_NO_GRACE, "no grace period");
             case CLAIM_DELEGATE_CUR, CLAIM_DELEGATE_PREV, CLAIM_DELEG_CUR_FH, CLAIM_DELEG_PREV_FH ->
                     throw new Nfs4Exception(NFS4ERR_NOTSUPP, "no delegations are handed out");
             default -> throw new Nfs4Exception(NFS4ERR_INVAL, "claim " + claim);
         };
-        int access = shareAccess & ~OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
-        if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH
-                || shareDeny < OPEN4_SHARE_DENY_NONE || shareDeny > OPEN4_SHARE_DENY_BOTH) {
-            throw new Nfs4Exception(NFS4ERR_INVAL, "share access " + shareAccess + " deny " + shareDeny);
-        }
         FileAttributes a = file.fs().getattr(file.handle());
         switch (a.type()) {
             case REGULAR -> {
@@ -89,23 +117,49 @@ public final class OpOpen extends Nfs4Op {
         OpenState o = c.server().state().open(c.session().client(), owner, file, access, shareDeny);
         XdrEncoder out = c.out();
         o.stateid().write(out);
-        long change = a.changeId();
-        out.writeBool(true); // change_info4 of the directory: nothing was created
-        out.writeHyper(change);
-        out.writeHyper(change);
+        new ChangeInfo(claim == CLAIM_NULL ? cinfo[0] : a.changeId(), claim == CLAIM_NULL ? cinfo[1] : a.changeId())
+                .write(out);
         out.writeInt(OPEN4_RESULT_LOCKTYPE_POSIX);
-        Fattr4.writeBitmap(out, new int[0]); // attrset
+        Fattr4.writeBitmap(out, attrset);
         out.writeInt(OPEN_DELEGATE_NONE);
         c.current(new Fh4.File(file));
         c.currentStateid(o.stateid());
     }
 
-    private static Target byName(Compound c, String name) throws Nfs4Exception, VfsException {
-        Target dir = c.currentFile(NFS4ERR_ISDIR); // the pseudo-filesystem holds directories only
-        FileType type = dir.fs().getattr(dir.handle()).type();
-        if (type != FileType.DIRECTORY) {
-            throw new Nfs4Exception(type == FileType.SYMLINK ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR, "OPEN in a " + type);
+    /** createhow4: UNCHECKED4 and GUARDED4 with attributes, EXCLUSIVE4 with a verifier, EXCLUSIVE4_1 with both. */
+    private static Create readCreate(XdrDecoder in) throws XdrException, Nfs4Exception {
+        int how = in.readInt();
+        return switch (how) {
+            case 0 -> new Create(CreateMode.UNCHECKED, Fattr4.readSettable(in), 0);
+            case 1 -> new Create(CreateMode.GUARDED, Fattr4.readSettable(in), 0);
+            case 2 -> new Create(CreateMode.EXCLUSIVE, new Fattr4.Settable(SetAttributes.NONE, new int[0]), in.readHyper());
+            case 3 -> {
+                long verifier = in.readHyper();
+                yield new Create(CreateMode.EXCLUSIVE, Fattr4.readSettable(in), verifier);
+            }
+            default -> throw new Nfs4Exception(NFS4ERR_INVAL, "createmode4 " + how);
+        };
+    }
+
+    /**
+     * Creates (or, UNCHECKED4, finds) the file as NFSv3 CREATE does; an exclusive create's attributes
+     * are set after it, as a retransmission must find the file the verifier names unchanged.
+     */
+    private static Target create(Compound c, Target dir, String name, Create how) throws Nfs4Exception, VfsException {
+        Caller caller = c.writer(dir);
+        int use = dir.begin(name, Conflict.WRITE); // UNCHECKED over an existing file sets its attributes (size 0 truncates)
+        try {
+            SetAttributes attrs = how.attrs().attributes();
+            boolean exclusive = how.mode() == CreateMode.EXCLUSIVE;
+            Node n = dir.fs().create(caller, dir.handle(), name, how.mode(), exclusive ? SetAttributes.NONE : attrs,
+                    how.verifier());
+            Target t = new Target(dir.export(), n.handle());
+            if (exclusive && !attrs.isEmpty()) {
+                t.fs().setattr(caller, t.handle(), attrs);
+            }
+            return t;
+        } finally {
+            dir.end(use);
         }
-        return new Target(dir.export(), dir.fs().lookup(c.reader(dir), dir.handle(), name).handle());
     }
 }

@@ -109,9 +109,9 @@ public final class OpRead extends Nfs4Op {
         return o;
     }
 
-    /** The open {@code s} names, which must be of file {@code t} and of the session's client. */
+    /** The open {@code s} names (an open stateid, or a lock stateid derived from it), which must be of file {@code t} and of the session's client. */
     static OpenState checkOwner(Compound c, Stateid s, Target t) throws Nfs4Exception {
-        OpenState o = c.server().state().open(s);
+        OpenState o = c.server().state().openFor(s);
         if (o.file().export().id() != t.export().id() || o.file().handle().fileId() != t.handle().fileId()) {
             throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "stateid " + s + " is of another file");
         }

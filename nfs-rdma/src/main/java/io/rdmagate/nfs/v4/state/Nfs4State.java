@@ -62,6 +62,10 @@ public final class Nfs4State {
     private final Map<ByteBuffer, ClientRecord> unconfirmedByOwner = new HashMap<>();
     private final Map<ByteBuffer, Session> sessions = new HashMap<>();
     private final Map<ByteBuffer, OpenState> opens = new HashMap<>();
+    private final Map<ByteBuffer, LockState> locks = new HashMap<>();
+    /** Releases what the vfs holds for a client that goes (its byte-range locks). */
+    private volatile java.util.function.Consumer<ClientRecord> onDrop = c -> {
+    };
 
     public Nfs4State(Limits limits) {
         this.limits = limits;
@@ -70,6 +74,11 @@ public final class Nfs4State {
 
     public Limits limits() {
         return limits;
+    }
+
+    /** What to release in the vfs when a client record goes (expired, replaced, destroyed). */
+    public void onDrop(java.util.function.Consumer<ClientRecord> release) {
+        this.onDrop = release;
     }
 
     // ------------------------------------------------------------------ clients
@@ -227,6 +236,13 @@ public final class Nfs4State {
         return now - c.renewedNanos > 2 * limits.leaseNanos();
     }
 
+    /** Drops every client whose lease lapsed twice over (the server's laundromat calls it). */
+    public synchronized int expire(long now) {
+        int before = clients.size();
+        expireLapsed(now);
+        return before - clients.size();
+    }
+
     private void expireLapsed(long now) {
         for (Iterator<ClientRecord> it = new ArrayList<>(clients.values()).iterator(); it.hasNext(); ) {
             ClientRecord c = it.next();
@@ -246,6 +262,8 @@ public final class Nfs4State {
         }
         c.sessions.clear();
         opens.values().removeIf(o -> o.client == c);
+        locks.values().removeIf(l -> l.open.client == c);
+        onDrop.accept(c);
     }
 
     // ------------------------------------------------------------------ sessions
@@ -338,6 +356,80 @@ public final class Nfs4State {
         return o;
     }
 
+    /**
+     * The open a stateid stands for: an open stateid's own, or the open a lock stateid derives from
+     * (clients read and write with the lock stateid while they hold locks, §8.2.2).
+     */
+    public synchronized OpenState openFor(Stateid id) throws Nfs4Exception {
+        LockState l = locks.get(ByteBuffer.wrap(id.other()));
+        if (l != null) {
+            checkSeqid(id, l.seqid);
+            return l.open;
+        }
+        return open(id);
+    }
+
+    /** The lock state a lock stateid names. */
+    public synchronized LockState lock(Stateid id) throws Nfs4Exception {
+        LockState l = locks.get(ByteBuffer.wrap(id.other()));
+        if (l == null) {
+            if (ByteBuffer.wrap(id.other()).getInt() != bootId) {
+                throw new Nfs4Exception(NFS4ERR_STALE_STATEID, "stateid " + id + " of an earlier start");
+            }
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no lock state " + id);
+        }
+        checkSeqid(id, l.seqid);
+        return l;
+    }
+
+    /**
+     * The lock state of {@code ownerBytes} on {@code open}'s file (a new lock-owner's first LOCK),
+     * created when there is none yet.
+     */
+    public synchronized LockState lockState(OpenState open, byte[] ownerBytes) {
+        for (LockState l : locks.values()) {
+            if (l.open.client == open.client && l.open.file.handle().fileId() == open.file.handle().fileId()
+                    && l.open.file.export().id() == open.file.export().id() && Arrays.equals(l.ownerBytes, ownerBytes)) {
+                return l;
+            }
+        }
+        byte[] other = new byte[STATEID_OTHER_SIZE];
+        ByteBuffer.wrap(other).putInt(bootId).putLong(nextState++);
+        LockState l = new LockState(other, open, ownerBytes.clone());
+        locks.put(ByteBuffer.wrap(other), l);
+        return l;
+    }
+
+    /** A LOCK or LOCKU changed the lock state: its next stateid. */
+    public Stateid locked(LockState l) {
+        return l.bump();
+    }
+
+    /** FREE_STATEID of a lock stateid whose owner holds no lock any more. */
+    public synchronized void free(LockState l) {
+        locks.remove(ByteBuffer.wrap(l.other));
+    }
+
+    /** The lock states derived from an open (CLOSE releases them). */
+    public synchronized List<LockState> locksOf(OpenState o) {
+        List<LockState> out = new ArrayList<>();
+        for (LockState l : locks.values()) {
+            if (l.open == o) {
+                out.add(l);
+            }
+        }
+        return out;
+    }
+
+    private static void checkSeqid(Stateid id, int current) throws Nfs4Exception {
+        if (id.seqid() != 0 && Integer.compareUnsigned(id.seqid(), current) < 0) {
+            throw new Nfs4Exception(NFS4ERR_OLD_STATEID, "stateid " + id + " is older than seqid " + current);
+        }
+        if (id.seqid() != 0 && id.seqid() != current) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "stateid " + id + " is newer than seqid " + current);
+        }
+    }
+
     /** The open a stateid names (§8.2.2: seqid 0 is the current one), with the errors of §8.2.4. */
     public synchronized OpenState open(Stateid id) throws Nfs4Exception {
         OpenState o = opens.get(ByteBuffer.wrap(id.other()));
@@ -358,15 +450,31 @@ public final class Nfs4State {
         return o;
     }
 
-    /** CLOSE (§18.2): the open ends. */
+    /** OPEN_DOWNGRADE (§18.18): the open keeps only {@code access} and {@code deny}, which it must hold already. */
+    public Stateid downgrade(OpenState o, int access, int deny) throws Nfs4Exception {
+        synchronized (o) {
+            if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH || (access & ~o.access) != 0
+                    || deny < 0 || deny > OPEN4_SHARE_DENY_BOTH || (deny & ~o.deny) != 0) {
+                throw new Nfs4Exception(NFS4ERR_INVAL, "downgrade to access " + access + " deny " + deny + " from "
+                        + o.access + "/" + o.deny);
+            }
+            o.access = access;
+            o.deny = deny;
+            o.seqid++;
+            return new Stateid(o.seqid, o.other.clone());
+        }
+    }
+
+    /** CLOSE (§18.2): the open ends, and the lock states derived from it. */
     public synchronized void close(OpenState o) {
         opens.remove(ByteBuffer.wrap(o.other));
+        locks.values().removeIf(l -> l.open == o);
     }
 
     /** TEST_STATEID (§18.48) of one stateid: NFS4_OK or its error. */
     public int test(Stateid id) {
         try {
-            open(id);
+            openFor(id);
             return NFS4_OK;
         } catch (Nfs4Exception e) {
             return e.status();

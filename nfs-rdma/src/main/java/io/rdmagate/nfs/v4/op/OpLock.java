@@ -1,0 +1,91 @@
+package io.rdmagate.nfs.v4.op;
+
+import static io.rdmagate.nfs.v4.Nfs4.*;
+
+import io.rdmagate.nfs.NfsExports.Target;
+import io.rdmagate.nfs.v4.Compound;
+import io.rdmagate.nfs.v4.Nfs4Exception;
+import io.rdmagate.nfs.v4.Nfs4Op;
+import io.rdmagate.nfs.v4.state.LockState;
+import io.rdmagate.nfs.v4.state.OpenState;
+import io.rdmagate.nfs.v4.state.Stateid;
+import io.rdmagate.oncrpc.xdr.XdrDecoder;
+import io.rdmagate.oncrpc.xdr.XdrException;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.lock.ByteRangeLock;
+import io.rdmagate.vfs.lock.LockSemantics;
+import io.rdmagate.vfs.state.Conflict;
+
+/**
+ * RFC 8881 §18.10 LOCK: args lock type, reclaim, offset, length, locker (a new lock-owner with the open
+ * it comes from, or an existing lock stateid); resok the lock stateid; NFS4ERR_DENIED carries the
+ * holder (LOCK4denied).
+ *
+ * <p>The lock goes into the volume's lock table with POSIX rules, beside NLM's and SMB's, and onto
+ * the backing file (so a host process's lock refuses it, and it refuses theirs). What an SMB client
+ * may hold under a write lease is recalled first. A blocking type (READW_LT, WRITEW_LT) that would
+ * wait is answered NFS4ERR_DENIED at once: the client polls (no CB_NOTIFY_LOCK without a back
+ * channel). A reclaim is NFS4ERR_NO_GRACE: no grace period follows a restart yet.
+ */
+public final class OpLock extends Nfs4Op {
+    public OpLock() {
+        super(OP_LOCK, "LOCK");
+    }
+
+    @Override
+    public void run(Compound c) throws Nfs4Exception, XdrException, VfsException {
+        XdrDecoder in = c.in();
+        int type = in.readInt();
+        boolean reclaim = in.readBool();
+        long offset = in.readHyper();
+        long length = in.readHyper();
+        boolean newOwner = in.readBool();
+        Stateid given;
+        byte[] ownerBytes = null;
+        if (newOwner) {
+            in.readInt(); // open_seqid
+            given = c.resolveStateid(Stateid.read(in));
+            in.readInt(); // lock_seqid
+            in.readHyper(); // the lock-owner's clientid: the session's is used
+            ownerBytes = in.readOpaque(NFS4_OPAQUE_LIMIT);
+        } else {
+            given = c.resolveStateid(Stateid.read(in));
+            in.readInt(); // lock_seqid
+        }
+        boolean exclusive = Locks4.exclusive(type);
+        long vfsLength = Locks4.length(offset, length);
+        if (reclaim) {
+            throw new Nfs4Exception(NFS4ERR_NO_GRACE, "no grace period");
+        }
+        Target t = c.currentFile(NFS4ERR_ISDIR);
+        c.reader(t);
+        LockState l;
+        if (newOwner) {
+            OpenState open = OpRead.checkOwner(c, given, t);
+            l = c.server().state().lockState(open, ownerBytes);
+        } else {
+            l = c.server().state().lock(given);
+            OpRead.checkOwner(c, l.open().stateid(), t);
+        }
+        if (exclusive && (l.open().access() & OPEN4_SHARE_ACCESS_WRITE) == 0) {
+            throw new Nfs4Exception(NFS4ERR_OPENMODE, "a write lock needs an open for writing");
+        }
+        int use = t.begin(Conflict.LOCK); // locks an SMB client keeps under a write lease come in first
+        try {
+            t.fs().locks().lock(t.handle().fileId(),
+                    new ByteRangeLock(l.owner(), offset, vfsLength, exclusive, LockSemantics.POSIX));
+        } finally {
+            t.end(use);
+        }
+        Stateid now = c.server().state().locked(l);
+        now.write(c.out());
+        c.currentStateid(now);
+    }
+
+    @Override
+    public void failed(Compound c, Exception cause, int status) {
+        if (status == NFS4ERR_DENIED) {
+            Locks4.denied(c.out(), cause);
+        }
+    }
+}
