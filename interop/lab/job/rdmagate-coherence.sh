@@ -206,6 +206,10 @@ head -c 3000000 /dev/urandom > $S/v41-data.bin
 echo first-line > $S/v41-grows.txt
 nfs41 v41-tcp "vers=4.1,proto=tcp,port=$NFS_PORT" || rc=1
 nfs41 v41-rdma "vers=4.1,proto=rdma,port=$RDMA_PORT" || rc=1
+# the common NFS workload (workloads/fs-workload.sh, as against knfsd) over NFSv4.1, both transports
+export WORKLOAD_BIG_MIB=${WORKLOAD_BIG_MIB:-64}
+timeout 900 /job/workloads/nfs-workload.sh rdmagate-v41-tcp 10.0.2.100:/data "vers=4.1,proto=tcp,port=$NFS_PORT" || rc=1
+timeout 900 /job/workloads/nfs-workload.sh rdmagate-v41-rdma 10.0.2.100:/data "vers=4.1,proto=rdma,port=$RDMA_PORT" || rc=1
 
 coherence coherence-tcp "vers=3,proto=tcp,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
 coherence coherence-rdma "vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * of the export is refused to both, and a write a process on the host makes (this test's JVM, not
  * the gateway) breaks what cifs caches, so cifs reads the new content. The same boot mounts the
  * gateway with NFSv4.1 over TCP and over RDMA: it lists and reads what cifs wrote, cifs reads what
- * it writes, and an NFSv4.1 lock and a cifs lock refuse each other.
+ * it writes, and an NFSv4.1 lock and a cifs lock refuse each other; then the common NFS workload runs
+ * over NFSv4.1 on both transports.
  */
 @Tag("interop")
 class RdmagateCoherenceTest {
@@ -28,6 +29,9 @@ class RdmagateCoherenceTest {
             "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs", "fcntl-cifs-lock-refused-to-nfs",
             "fcntl-cifs-unlock-frees-nfs", "flock-nfs-lock-refused-to-cifs", "flock-nfs-unlock-frees-cifs",
             "flock-cifs-lock-refused-to-nfs", "flock-cifs-unlock-frees-nfs", "host-lock-refused-to-nfs", "nfs-unmount");
+    /** The common workload's checks (workloads/fs-workload.sh), as RdmagateNfsKernelClientTest runs it for NFSv3. */
+    private static final List<String> WORKLOAD = List.of("mount", "small-tree", "large-file", "namespace", "symlink",
+            "hardlink", "attributes", "flock", "fcntl-lock", "concurrent-writers", "unmount");
     private static final String USER = "lab";
     private static final String PASSWORD = "Lab-pass-1";
 
@@ -114,6 +118,9 @@ class RdmagateCoherenceTest {
                         "fcntl-cifs-unlock-frees-nfs", "unmount")) {
                     expected.add("v41-" + proto + "/" + c);
                 }
+                for (String c : WORKLOAD) {
+                    expected.add("rdmagate-v41-" + proto + "/" + c);
+                }
             }
             GuestRun run = lab.job("rdmagate-coherence")
                     .labScript("rdmagate-coherence.sh")
@@ -124,6 +131,7 @@ class RdmagateCoherenceTest {
                     .env("SMB_USER", USER)
                     .env("SMB_PASSWORD", PASSWORD)
                     .env("HTTP_PORT", gateway.httpPort())
+                    .env("WORKLOAD_BIG_MIB", Math.min(64, GuestLab.bigMiB()))
                     .forward(nfs)
                     .forward(mount)
                     .forward(rdma)

@@ -92,18 +92,7 @@ class Nfs4CompoundFuzzTest {
                 Nfs4TestClient.sequenceArgs(e, session, seq, 0);
                 ops.accept(e);
             }, 1 + opsIn(ops));
-            int mutations = 1 + rnd.nextInt(3);
-            for (int k = 0; k < mutations && m.length > 0; k++) {
-                int word = rnd.nextInt(Math.max(1, m.length / 4)) * 4;
-                switch (rnd.nextInt(6)) {
-                    case 0 -> m[rnd.nextInt(m.length)] ^= (byte) (1 << rnd.nextInt(8));
-                    case 1 -> putInt(m, word, rnd.nextInt(4));
-                    case 2 -> putInt(m, word, rnd.nextInt());
-                    case 3 -> putInt(m, word, -1 - rnd.nextInt(4));
-                    case 4 -> m = Arrays.copyOf(m, rnd.nextInt(m.length + 1));
-                    default -> m = Arrays.copyOf(m, m.length + 4 * rnd.nextInt(8));
-                }
-            }
+            m = CallMutator.mutate(m, rnd);
             int status = answered(m);
             outcome[status == NFS4_OK ? 0 : status > 0 ? 1 : 2]++;
         }
@@ -341,11 +330,5 @@ class Nfs4CompoundFuzzTest {
         int status = b.getInt(results(r));
         assertNotEquals(NFS4ERR_SERVERFAULT, status, "an operation threw on its input");
         return status;
-    }
-
-    private static void putInt(byte[] m, int at, int v) {
-        if (at + 4 <= m.length) {
-            ByteBuffer.wrap(m).putInt(at, v);
-        }
     }
 }

@@ -115,18 +115,7 @@ class NfsCallFuzzTest {
         int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 100_000);
         for (int round = 0; round < rounds; round++) {
             byte[] m = seeds.get(rnd.nextInt(seeds.size())).clone();
-            int mutations = 1 + rnd.nextInt(3);
-            for (int k = 0; k < mutations && m.length > 0; k++) {
-                int word = rnd.nextInt(Math.max(1, m.length / 4)) * 4;
-                switch (rnd.nextInt(6)) {
-                    case 0 -> m[rnd.nextInt(m.length)] ^= (byte) (1 << rnd.nextInt(8));
-                    case 1 -> putInt(m, word, rnd.nextInt(4)); // discriminants, booleans, small counts
-                    case 2 -> putInt(m, word, rnd.nextInt()); // anything
-                    case 3 -> putInt(m, word, -1 - rnd.nextInt(4)); // lengths near 2^32
-                    case 4 -> m = Arrays.copyOf(m, rnd.nextInt(m.length + 1)); // truncated
-                    default -> m = Arrays.copyOf(m, m.length + 4 * rnd.nextInt(8)); // trailing bytes
-                }
-            }
+            m = CallMutator.mutate(m, rnd);
             int stat = answered(m);
             if (stat >= 0) {
                 byStat[stat]++;
@@ -293,11 +282,5 @@ class NfsCallFuzzTest {
         })));
         c.add(call(++n, Nlm4.NSM_PROGRAM, Nlm4.NSM_VERSION, Nlm4.SM_UNMON_ALL, true, args(NfsCallFuzzTest::myId)));
         return c;
-    }
-
-    private static void putInt(byte[] m, int at, int v) {
-        if (at + 4 <= m.length) {
-            ByteBuffer.wrap(m).putInt(at, v);
-        }
     }
 }

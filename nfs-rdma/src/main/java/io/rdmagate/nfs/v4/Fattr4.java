@@ -80,22 +80,15 @@ public final class Fattr4 {
     /** What SETATTR, CREATE and OPEN may set (§5.6 "writable" attributes this server stores). */
     static final int[] SETTABLE = bitmap(SIZE, MODE, OWNER, OWNER_GROUP, TIME_ACCESS_SET, TIME_MODIFY_SET);
 
+    /** statvfs of an object's filesystem, asked only when a space or files attribute is wanted. */
+    @FunctionalInterface
+    public interface StatFs {
+        FsStat get() throws VfsException;
+    }
+
     /** Where the values of one object's attributes come from. */
-    public interface Source {
-        FileAttributes attributes();
-
-        byte[] filehandle();
-
-        long fsidMajor();
-
-        long fsidMinor();
-
-        long mountedOnFileId();
-
-        boolean caseInsensitive();
-
-        /** statvfs of the object's filesystem; asked only when a space or files attribute is wanted. */
-        FsStat fsStat() throws VfsException;
+    public record Source(FileAttributes attributes, byte[] filehandle, long fsidMajor, long fsidMinor,
+            long mountedOnFileId, boolean caseInsensitive, StatFs statFs) {
     }
 
     public static int[] bitmap(int... attrs) {
@@ -292,7 +285,7 @@ public final class Fattr4 {
     }
 
     private static FsStat stat(FsStat known, Source s) throws VfsException {
-        return known != null ? known : s.fsStat();
+        return known != null ? known : s.statFs().get();
     }
 
     /** nfstime4: seconds (signed 64) and nanoseconds. */

@@ -30,43 +30,8 @@ final class Nfs4Attrs {
         NfsExport e = t.export();
         boolean root = t.handle().equals(e.fs().root());
         long mountedOn = root && server.pseudo().parentOf(e) != null ? PseudoFs.idOf(e.nfsPath()) : a.fileId();
-        byte[] fh = new Fh4.File(t).wire();
-        return new Fattr4.Source() {
-            @Override
-            public FileAttributes attributes() {
-                return a;
-            }
-
-            @Override
-            public byte[] filehandle() {
-                return fh;
-            }
-
-            @Override
-            public long fsidMajor() {
-                return Integer.toUnsignedLong(a.volumeId());
-            }
-
-            @Override
-            public long fsidMinor() {
-                return 0;
-            }
-
-            @Override
-            public long mountedOnFileId() {
-                return mountedOn;
-            }
-
-            @Override
-            public boolean caseInsensitive() {
-                return e.config().caseInsensitive();
-            }
-
-            @Override
-            public FsStat fsStat() throws VfsException {
-                return t.fs().statfs(t.handle());
-            }
-        };
+        return new Fattr4.Source(a, new Fh4.File(t).wire(), Integer.toUnsignedLong(a.volumeId()), 0, mountedOn,
+                e.config().caseInsensitive(), () -> t.fs().statfs(t.handle()));
     }
 
     static Fattr4.Source pseudo(Fh4.Pseudo p, Nfs4Server server) {
@@ -74,42 +39,6 @@ final class Nfs4Attrs {
         PseudoFs.Node n = p.node();
         FileAttributes a = new FileAttributes(FileType.DIRECTORY, 0555, 2 + n.children().size(), 0, 0, 4096, 4096,
                 n.id(), 0, 0, nanos, nanos, nanos, nanos, 0, server.startMillis());
-        byte[] fh = p.wire();
-        return new Fattr4.Source() {
-            @Override
-            public FileAttributes attributes() {
-                return a;
-            }
-
-            @Override
-            public byte[] filehandle() {
-                return fh;
-            }
-
-            @Override
-            public long fsidMajor() {
-                return 0;
-            }
-
-            @Override
-            public long fsidMinor() {
-                return 1;
-            }
-
-            @Override
-            public long mountedOnFileId() {
-                return n.id();
-            }
-
-            @Override
-            public boolean caseInsensitive() {
-                return false;
-            }
-
-            @Override
-            public FsStat fsStat() {
-                return PSEUDO_STAT;
-            }
-        };
+        return new Fattr4.Source(a, p.wire(), 0, 1, n.id(), false, () -> PSEUDO_STAT);
     }
 }
