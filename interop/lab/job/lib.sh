@@ -186,3 +186,39 @@ start_rdmagate() {                          # start_rdmagate CONFIG STATE_DIR PO
     result rdmagate-start FAIL "$(tail -5 "$GATEWAY_LOG" | tr '\n' ' ')"
     return 1
 }
+
+# fcntl(F_SETLK, F_WRLCK) on the whole file, as fs-workload.sh takes it: perl -e "$SETLK" FILE [MARK SECONDS]
+SETLK='use Fcntl; open(my $fh, "+<", $ARGV[0]) or die "open: $!";
+    my $lk = pack("s s x4 q q i x4", F_WRLCK, 0, 0, 0, 0); fcntl($fh, F_SETLK, $lk) or exit 1;
+    if (@ARGV > 1) { open(my $o, ">", $ARGV[1]) or die; close $o; sleep $ARGV[2]; } exit 0;'
+
+# try_lock flock|fcntl FILE: takes and drops the lock, failing if it is held elsewhere
+try_lock() {
+    if [ "$1" = flock ]; then flock -n "$2" true; else perl -e "$SETLK" "$2"; fi
+}
+
+# hold_lock flock|fcntl FILE: holds the lock in the background until release_lock; returns 0
+# once the holder has it (it marks /tmp/lock-held), 1 if it could not take it
+hold_lock() {
+    rm -f /tmp/lock-held
+    if [ "$1" = flock ]; then
+        # -o: the flock process keeps the only descriptor; its child marks and waits
+        flock -n -o "$2" sh -c 'touch /tmp/lock-held; exec sleep 300' &
+    else
+        perl -e "$SETLK" "$2" /tmp/lock-held 300 &
+    fi
+    HOLDER=$!
+    local i
+    for i in $(seq 300); do
+        [ -e /tmp/lock-held ] && return 0
+        kill -0 $HOLDER 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+release_lock() {
+    pkill -P "$HOLDER" sleep 2>/dev/null
+    kill "$HOLDER" 2>/dev/null
+    wait "$HOLDER" 2>/dev/null
+}

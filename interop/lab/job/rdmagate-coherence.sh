@@ -19,42 +19,6 @@ mkdir -p $S $N
 check cifs-mount timeout 120 mount -t cifs -o "vers=3.1.1,port=$SMB_PORT,username=$SMB_USER,password=$SMB_PASSWORD" \
     //10.0.2.100/data $S || { lab_summary; exit 1; }
 
-# fcntl(F_SETLK, F_WRLCK) on the whole file, as fs-workload.sh takes it: perl -e "$SETLK" FILE [MARK SECONDS]
-SETLK='use Fcntl; open(my $fh, "+<", $ARGV[0]) or die "open: $!";
-    my $lk = pack("s s x4 q q i x4", F_WRLCK, 0, 0, 0, 0); fcntl($fh, F_SETLK, $lk) or exit 1;
-    if (@ARGV > 1) { open(my $o, ">", $ARGV[1]) or die; close $o; sleep $ARGV[2]; } exit 0;'
-
-# try_lock flock|fcntl FILE: takes and drops the lock, failing if it is held elsewhere
-try_lock() {
-    if [ "$1" = flock ]; then flock -n "$2" true; else perl -e "$SETLK" "$2"; fi
-}
-
-# hold_lock flock|fcntl FILE: holds the lock in the background until release_lock; returns 0
-# once the holder has it (it marks /tmp/lock-held), 1 if it could not take it
-hold_lock() {
-    rm -f /tmp/lock-held
-    if [ "$1" = flock ]; then
-        # -o: the flock process keeps the only descriptor; its child marks and waits
-        flock -n -o "$2" sh -c 'touch /tmp/lock-held; exec sleep 300' &
-    else
-        perl -e "$SETLK" "$2" /tmp/lock-held 300 &
-    fi
-    HOLDER=$!
-    local i
-    for i in $(seq 300); do
-        [ -e /tmp/lock-held ] && return 0
-        kill -0 $HOLDER 2>/dev/null || return 1
-        sleep 0.1
-    done
-    return 1
-}
-
-release_lock() {
-    pkill -P "$HOLDER" sleep 2>/dev/null
-    kill "$HOLDER" 2>/dev/null
-    wait "$HOLDER" 2>/dev/null
-}
-
 # refused LABEL KIND HOLDER OTHER: a KIND lock (fcntl or flock) on a file, held through the mount of
 # protocol HOLDER (nfs or cifs), is refused through the mount of OTHER, and free to it once released.
 # cifs may keep its locks locally under a write lease: an NLM request recalls the lease first.

@@ -129,6 +129,64 @@ class RdmagateNfsKernelClientTest {
         }
     }
 
+    /**
+     * The same over NFSv4.1 on RDMA, with a process holding an fcntl lock on another file of the
+     * mount: the restarted gateway finds the client in its record, grants the grace period, the
+     * client reclaims its opens and the lock, and the copy finishes intact while the lock still
+     * refuses a third process.
+     */
+    @Test
+    void nfs41CopyAndLockOverRdmaSurviveAGatewayRestart() throws Exception {
+        int mib = 96;
+        int nfs = HostGateway.freePort();
+        int rdma = HostGateway.freePort();
+        String transports = """
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d, versions: ["3", "4.1"]}
+                  rpcbind: {mode: off}
+                  smb: {enabled: false}
+                """.formatted(nfs, HostGateway.freePort(), rdma, HostGateway.freePort(), HostGateway.freePort());
+        HostGateway[] gateway = {HostGateway.start(dir, transports)};
+        Path file = dir.resolve("export").resolve("restart.bin");
+        long[] sizeAtRestart = {-1};
+        Thread restarter = Thread.ofVirtual().start(() -> {
+            try {
+                while (!Files.exists(file) || Files.size(file) < (mib << 20) / 4) {
+                    Thread.sleep(20);
+                }
+                sizeAtRestart[0] = Files.size(file);
+                assertEquals(0, gateway[0].stop(), gateway[0].log());
+                gateway[0] = HostGateway.start(dir, transports);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        try {
+            GuestRun run = lab.job("rdmagate-nfs41-restart")
+                    .labScript("rdmagate-nfs-restart.sh")
+                    .env("RESTART_OPTS", "vers=4.1,proto=rdma,port=" + rdma)
+                    .env("RESTART_LOCK", 1)
+                    .env("RESTART_MIB", mib)
+                    .forward(nfs)
+                    .forward(rdma)
+                    .timeout(Duration.ofMinutes(15))
+                    .run();
+            restarter.join(Duration.ofSeconds(5));
+            assertTrue(sizeAtRestart[0] > 0 && sizeAtRestart[0] < ((long) mib << 20),
+                    "the gateway restarted while the copy was under way (size then " + sizeAtRestart[0] + ")");
+            run.assertPassed(List.of("nic-up", "siw-nic", "mount", "lock-held", "copy", "lock-survives", "lock-released",
+                    "remount", "intact", "kernel-clean"));
+            String log = gateway[0].log();
+            assertTrue(log.contains("NFSv4.1 grace period: 1 clients of the previous run may reclaim"), log);
+            assertTrue(log.contains("NFSv4.1 grace period ended: every client reclaimed"), log);
+            assertEquals(0, gateway[0].stop(), gateway[0].log());
+        } finally {
+            restarter.interrupt();
+            gateway[0].close();
+        }
+    }
+
     private static int port(String transports, String key) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(key + ": (\\d+)").matcher(transports);
         assertTrue(m.find(), key);

@@ -114,6 +114,7 @@ public final class NfsServer implements AutoCloseable {
         private MeterRegistry registry = new SimpleMeterRegistry();
         private int maxIoSize = 1 << 20;
         private io.rdmagate.nfs.v4.Nfs4Server.Options nfs4;
+        private java.nio.file.Path nfs4Recovery;
         private RpcLimits limits = RpcLimits.DEFAULT;
         private InetAddress address = InetAddress.getLoopbackAddress();
         private int nfsPort;
@@ -164,7 +165,13 @@ public final class NfsServer implements AutoCloseable {
          * options; null (the default) serves NFSv3 only.
          */
         public Builder nfs4(io.rdmagate.nfs.v4.Nfs4Server.Options options) {
+            return nfs4(options, null);
+        }
+
+        /** As {@link #nfs4(io.rdmagate.nfs.v4.Nfs4Server.Options)}, recording its clients in {@code recoveryFile} for reclaim after a restart. */
+        public Builder nfs4(io.rdmagate.nfs.v4.Nfs4Server.Options options, java.nio.file.Path recoveryFile) {
             this.nfs4 = options;
+            this.nfs4Recovery = recoveryFile;
             return this;
         }
 
@@ -252,7 +259,8 @@ public final class NfsServer implements AutoCloseable {
         metrics = new NfsMetrics(b.registry, b.exports.denials());
         ConnectionAccounts accounts = new ConnectionAccounts(b.pool);
         if (b.nfs4 != null) {
-            nfs4 = new io.rdmagate.nfs.v4.Nfs4Server(b.exports, b.nfs4, b.maxIoSize);
+            nfs4 = new io.rdmagate.nfs.v4.Nfs4Server(b.exports, b.nfs4, b.maxIoSize, b.nfs4Recovery == null
+                    ? io.rdmagate.nfs.v4.state.ClientRecovery.NONE : io.rdmagate.nfs.v4.state.ClientRecovery.at(b.nfs4Recovery));
         }
         RpcServer nfs = serve(b, "nfs", nfsProgram(b, accounts), b.nfsPort, false);
         advertiser.advertise(Nfs3.PROGRAM, Nfs3.VERSION, "tcp", nfs.port());

@@ -42,6 +42,11 @@ final class Nfs4TestClient implements AutoCloseable {
 
     /** EXCHANGE_ID, CREATE_SESSION and RECLAIM_COMPLETE, as a client's mount starts. */
     Nfs4TestClient establish(String owner) throws IOException {
+        return establish(owner, true);
+    }
+
+    /** EXCHANGE_ID and CREATE_SESSION, then RECLAIM_COMPLETE unless the client has state to reclaim first. */
+    Nfs4TestClient establish(String owner, boolean reclaimComplete) throws IOException {
         Reply x = compoundWithoutSession().op(OP_EXCHANGE_ID, e -> exchangeIdArgs(e, owner, 1)).send();
         XdrDecoder d = x.next(OP_EXCHANGE_ID, NFS4_OK);
         clientId = read(d::readHyper);
@@ -50,8 +55,10 @@ final class Nfs4TestClient implements AutoCloseable {
         XdrDecoder cs = s.next(OP_CREATE_SESSION, NFS4_OK);
         sessionId = read(() -> cs.readFixedOpaque(NFS4_SESSIONID_SIZE));
         slotSeq = 0;
-        Reply r = compound().op(OP_RECLAIM_COMPLETE, e -> e.writeBool(false)).send();
-        assertEquals(NFS4_OK, r.status);
+        if (reclaimComplete) {
+            Reply r = compound().op(OP_RECLAIM_COMPLETE, e -> e.writeBool(false)).send();
+            assertEquals(NFS4_OK, r.status);
+        }
         return this;
     }
 

@@ -295,8 +295,9 @@ public final class ConfigParser {
             int slots = (int) m.integer("maxSlots", d.maxSlots(), 1, 1024);
             int ops = (int) m.integer("maxOperations", d.maxOperations(), 8, 1024);
             int cached = (int) m.size("maxCachedReply", d.maxCachedReply(), 512, 1 << 20);
-            m.finish("leaseTime", "maxClients", "maxSessions", "maxSlots", "maxOperations", "maxCachedReply");
-            return new TransportsConfig.Nfs4(lease, clients, sessions, slots, ops, cached);
+            Duration grace = bounded(m, "graceTime", d.graceTime(), Duration.ZERO, Duration.ofHours(1));
+            m.finish("leaseTime", "maxClients", "maxSessions", "maxSlots", "maxOperations", "maxCachedReply", "graceTime");
+            return new TransportsConfig.Nfs4(lease, clients, sessions, slots, ops, cached, grace);
         }
 
         private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)

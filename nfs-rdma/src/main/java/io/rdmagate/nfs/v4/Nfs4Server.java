@@ -21,14 +21,17 @@ public final class Nfs4Server implements AutoCloseable {
      * @param maxSlots         slots per session at most (ca_maxrequests)
      * @param maxOperations    operations per COMPOUND at most (ca_maxoperations)
      * @param maxCachedReply   reply bytes kept per slot for replay at most (ca_maxresponsesize_cached)
+     * @param grace            after a restart, how long the clients of the previous run may reclaim
      */
     public record Options(Duration lease, int maxClients, int maxSessions, int maxSlots, int maxOperations,
-            int maxCachedReply) {
-        public static final Options DEFAULT = new Options(Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192);
+            int maxCachedReply, Duration grace) {
+        public static final Options DEFAULT = new Options(Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192,
+                Duration.ofSeconds(90));
 
         public Options {
-            if (lease.toSeconds() < 10 || lease.toSeconds() > 3600 || maxOperations < 8 || maxOperations > 1024) {
-                throw new IllegalArgumentException("NFSv4 lease must be 10-3600 s and maxOperations 8-1024");
+            if (lease.toSeconds() < 10 || lease.toSeconds() > 3600 || maxOperations < 8 || maxOperations > 1024
+                    || grace.isNegative() || grace.toSeconds() > 3600) {
+                throw new IllegalArgumentException("NFSv4 lease must be 10-3600 s, grace 0-3600 s, maxOperations 8-1024");
             }
         }
     }
@@ -47,13 +50,24 @@ public final class Nfs4Server implements AutoCloseable {
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("nfs4-laundromat").factory());
 
+    /** A server that records no client: after a restart nothing is reclaimed. */
     public Nfs4Server(NfsExports exports, Options options, int maxIoSize) {
+        this(exports, options, maxIoSize, io.rdmagate.nfs.v4.state.ClientRecovery.NONE);
+    }
+
+    /**
+     * A server that records its confirmed clients in {@code recovery}; when the previous run recorded
+     * some, it starts in a grace period of {@code options.grace()} in which they reclaim their opens
+     * and locks (RFC 8881 §8.4.2).
+     */
+    public Nfs4Server(NfsExports exports, Options options, int maxIoSize,
+            io.rdmagate.nfs.v4.state.ClientRecovery recovery) {
         this.exports = exports;
         this.pseudo = new PseudoFs(exports);
         this.options = options;
         this.maxIoSize = maxIoSize;
         this.state = new Nfs4State(new Nfs4State.Limits(options.maxClients(), options.maxSessions(), options.maxSlots(),
-                options.maxCachedReply(), options.lease().toNanos()));
+                options.maxCachedReply(), options.lease().toNanos()), recovery, options.grace().toNanos(), 0);
         // a client that goes (lease expired, replaced by its restart, destroyed) leaves no lock behind
         state.onDrop(c -> {
             String key = io.rdmagate.nfs.v4.state.LockState.clientKey(c.clientId());

@@ -28,10 +28,13 @@ public record TransportsConfig(Nfs nfs, Rpcbind rpcbind, Smb smb) {
      * @param maxSlots       slots (requests in flight) per session at most
      * @param maxOperations  operations per COMPOUND at most
      * @param maxCachedReply reply bytes kept per slot for a retry at most
+     * @param graceTime      after a restart, how long the clients of the previous run may reclaim their
+     *                       opens and locks (ended early when each has)
      */
     public record Nfs4(java.time.Duration leaseTime, int maxClients, int maxSessions, int maxSlots, int maxOperations,
-            int maxCachedReply) {
-        public static final Nfs4 DEFAULT = new Nfs4(java.time.Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192);
+            int maxCachedReply, java.time.Duration graceTime) {
+        public static final Nfs4 DEFAULT = new Nfs4(java.time.Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192,
+                java.time.Duration.ofSeconds(90));
     }
 
     /**

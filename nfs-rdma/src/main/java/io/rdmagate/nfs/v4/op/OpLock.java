@@ -25,7 +25,8 @@ import io.rdmagate.vfs.state.Conflict;
  * the backing file (so a host process's lock refuses it, and it refuses theirs). What an SMB client
  * may hold under a write lease is recalled first. A blocking type (READW_LT, WRITEW_LT) that would
  * wait is answered NFS4ERR_DENIED at once: the client polls (no CB_NOTIFY_LOCK without a back
- * channel). A reclaim is NFS4ERR_NO_GRACE: no grace period follows a restart yet.
+ * channel). After a restart, clients of the previous run reclaim their locks during the grace period;
+ * other LOCKs are NFS4ERR_GRACE until it ends.
  */
 public final class OpLock extends Nfs4Op {
     public OpLock() {
@@ -55,7 +56,9 @@ public final class OpLock extends Nfs4Op {
         boolean exclusive = Locks4.exclusive(type);
         long vfsLength = Locks4.length(offset, length);
         if (reclaim) {
-            throw new Nfs4Exception(NFS4ERR_NO_GRACE, "no grace period");
+            c.server().state().mayReclaim(c.session().client(), c.server().now());
+        } else {
+            c.server().state().notInGrace(c.server().now());
         }
         Target t = c.currentFile(NFS4ERR_ISDIR);
         c.reader(t);

@@ -37,8 +37,9 @@ import io.rdmagate.vfs.state.Conflict;
  * <p>OPEN4_CREATE creates as NFSv3 CREATE does (UNCHECKED4, GUARDED4, and EXCLUSIVE4/EXCLUSIVE4_1
  * with the verifier kept by the vfs); the attributes given are set and reported in attrset.
  *
- * <p>Not yet: the delegation claims (NFS4ERR_NOTSUPP) and CLAIM_PREVIOUS (NFS4ERR_NO_GRACE: no grace
- * period follows a restart yet).
+ * <p>After a restart, clients of the previous run reclaim their opens with CLAIM_PREVIOUS during the
+ * grace period (RFC 8881 §8.4.2); every other OPEN is NFS4ERR_GRACE until it ends. Not yet: the
+ * delegation claims (NFS4ERR_NOTSUPP).
  */
 public final class OpOpen extends Nfs4Op {
     public OpOpen() {
@@ -72,6 +73,9 @@ public final class OpOpen extends Nfs4Op {
                 || shareDeny < OPEN4_SHARE_DENY_NONE || shareDeny > OPEN4_SHARE_DENY_BOTH) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "share access " + shareAccess + " deny " + shareDeny);
         }
+        if (claim != CLAIM_PREVIOUS) {
+            c.server().state().notInGrace(c.server().now()); // reclaims come first after a restart
+        }
         long[] cinfo = new long[2];
         int[] attrset = new int[0];
         Target file = switch (claim) {
@@ -90,7 +94,11 @@ public final class OpOpen extends Nfs4Op {
                 yield t;
             }
             case CLAIM_FH -> c.currentFile(NFS4ERR_ISDIR);
-            case CLAIM_PREVIOUS -> throw new Nfs4Exception(NFS4ERR_NO_GRACE, "no grace period");
+            case CLAIM_PREVIOUS -> {
+                in.readInt(); // the delegation type held before: none was handed out
+                c.server().state().mayReclaim(c.session().client(), c.server().now());
+                yield c.currentFile(NFS4ERR_ISDIR);
+            }
             case CLAIM_DELEGATE_CUR, CLAIM_DELEGATE_PREV, CLAIM_DELEG_CUR_FH, CLAIM_DELEG_PREV_FH ->
                     throw new Nfs4Exception(NFS4ERR_NOTSUPP, "no delegations are handed out");
             default -> throw new Nfs4Exception(NFS4ERR_INVAL, "claim " + claim);

@@ -100,6 +100,7 @@ public final class OpRead extends Nfs4Op {
     /** A special stateid reads without an open; any other must be an open of this file with read access. */
     static OpenState checkStateid(Compound c, Stateid s, Target t) throws Nfs4Exception {
         if (s.isSpecial()) {
+            c.server().state().notInGrace(c.server().now()); // no open to protect it from a reclaimed deny
             return null;
         }
         OpenState o = checkOwner(c, s, t);

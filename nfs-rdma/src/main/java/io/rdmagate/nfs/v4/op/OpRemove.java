@@ -15,7 +15,9 @@ import io.rdmagate.vfs.state.Conflict;
 /**
  * RFC 8881 §18.25 REMOVE: args component4 in the current directory; resok change_info4. Removes a
  * file or an empty directory (NFS4ERR_NOTEMPTY otherwise). An SMB open without FILE_SHARE_DELETE
- * refuses it, and SMB handle caching of the file is recalled first, as for NFSv3 REMOVE.
+ * refuses it, and SMB handle caching of the file is recalled first, as for NFSv3 REMOVE. During the
+ * grace period after a restart it is NFS4ERR_GRACE, as knfsd answers (a client may still reclaim an
+ * open of the file).
  */
 public final class OpRemove extends Nfs4Op {
     public OpRemove() {
@@ -27,6 +29,7 @@ public final class OpRemove extends Nfs4Op {
         String name = Names4.read(c.in());
         Target dir = Dirs.currentDirectory(c);
         Caller caller = c.writer(dir);
+        c.server().state().notInGrace(c.server().now()); // as knfsd: a file a client may reclaim stays
         long before = ChangeInfo.of(dir);
         FileType type = dir.fs().lookup(caller, dir.handle(), name).attributes().type();
         int use = dir.begin(name, Conflict.NAMESPACE);

@@ -32,6 +32,7 @@ public final class OpRename extends Nfs4Op {
             throw new Nfs4Exception(NFS4ERR_XDEV, "rename across exports");
         }
         Caller caller = c.writer(from);
+        c.server().state().notInGrace(c.server().now()); // as knfsd: a file a client may reclaim stays
         long fromBefore = ChangeInfo.of(from);
         long toBefore = ChangeInfo.of(to);
         int moved = from.begin(oldName, Conflict.NAMESPACE);

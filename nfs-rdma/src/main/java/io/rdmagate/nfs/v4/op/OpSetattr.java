@@ -30,6 +30,9 @@ public final class OpSetattr extends Nfs4Op {
         Fattr4.Settable s = Fattr4.readSettable(c.in());
         Target t = c.currentFile(NFS4ERR_ROFS); // the pseudo-filesystem is read-only
         Caller caller = c.writer(t);
+        if (s.attributes().size() != null && stateid.isSpecial()) {
+            c.server().state().notInGrace(c.server().now());
+        }
         if (s.attributes().size() != null && !stateid.isSpecial()) {
             OpenState o = OpRead.checkOwner(c, stateid, t);
             if ((o.access() & OPEN4_SHARE_ACCESS_WRITE) == 0) {

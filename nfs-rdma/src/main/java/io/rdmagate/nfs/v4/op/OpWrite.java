@@ -53,7 +53,9 @@ public final class OpWrite extends Nfs4Op {
                 throw new Nfs4Exception(before.type() == FileType.DIRECTORY ? NFS4ERR_ISDIR
                         : before.type() == FileType.SYMLINK ? NFS4ERR_SYMLINK : NFS4ERR_INVAL, "WRITE of a " + before.type());
             }
-            if (!stateid.isSpecial()) {
+            if (stateid.isSpecial()) {
+                c.server().state().notInGrace(c.server().now());
+            } else {
                 OpenState o = OpRead.checkOwner(c, stateid, t);
                 if ((o.access() & OPEN4_SHARE_ACCESS_WRITE) == 0) {
                     throw new Nfs4Exception(NFS4ERR_OPENMODE, "open " + stateid + " does not allow writing");

@@ -52,8 +52,14 @@ public final class Nfs4State {
         }
     }
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Nfs4State.class);
+
     private final Limits limits;
     private final int bootId;
+    private final ClientRecovery recovery;
+    /** Owners the previous run recorded that have not finished reclaiming (RECLAIM_COMPLETE). */
+    private final java.util.Set<ByteBuffer> reclaimable = new java.util.HashSet<>();
+    private long graceEnd;
     private final SecureRandom random = new SecureRandom();
     private int nextClient = 1;
     private long nextState = 1;
@@ -68,8 +74,28 @@ public final class Nfs4State {
     };
 
     public Nfs4State(Limits limits) {
+        this(limits, ClientRecovery.NONE, 0, 0);
+    }
+
+    /**
+     * A state whose confirmed clients are recorded in {@code recovery}; the clients the previous run
+     * recorded may reclaim their opens and locks for {@code graceNanos} from {@code now}, or until
+     * each has sent RECLAIM_COMPLETE (RFC 8881 §8.4.2).
+     */
+    public Nfs4State(Limits limits, ClientRecovery recovery, long graceNanos, long now) {
         this.limits = limits;
         this.bootId = (int) (System.currentTimeMillis() / 1000);
+        this.recovery = recovery;
+        try {
+            this.reclaimable.addAll(recovery.load());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot read the NFSv4 client record", e);
+        }
+        this.graceEnd = reclaimable.isEmpty() || graceNanos == 0 ? 0 : now + graceNanos;
+        if (graceEnd != 0) {
+            LOG.info("NFSv4.1 grace period: {} clients of the previous run may reclaim their opens and locks for {} s",
+                    reclaimable.size(), graceNanos / 1_000_000_000L);
+        }
     }
 
     public Limits limits() {
@@ -79,6 +105,52 @@ public final class Nfs4State {
     /** What to release in the vfs when a client record goes (expired, replaced, destroyed). */
     public void onDrop(java.util.function.Consumer<ClientRecord> release) {
         this.onDrop = release;
+    }
+
+    // ------------------------------------------------------------------ grace (RFC 8881 §8.4.2)
+
+    /** Whether the grace period after a restart still runs: clients of the previous run may reclaim. */
+    public synchronized boolean inGrace(long now) {
+        if (graceEnd != 0 && (now >= graceEnd || reclaimable.isEmpty())) {
+            LOG.info("NFSv4.1 grace period ended: {}", reclaimable.isEmpty() ? "every client reclaimed"
+                    : reclaimable.size() + " clients did not come back in time");
+            graceEnd = 0;
+            reclaimable.clear();
+            record();
+        }
+        return graceEnd != 0;
+    }
+
+    /** NFS4ERR_GRACE while the grace period runs: an operation that a reclaim could conflict with waits. */
+    public void notInGrace(long now) throws Nfs4Exception {
+        if (inGrace(now)) {
+            throw new Nfs4Exception(NFS4ERR_GRACE, "the grace period after a restart runs");
+        }
+    }
+
+    /**
+     * A reclaim (OPEN CLAIM_PREVIOUS, LOCK with reclaim) by {@code c}: NFS4ERR_NO_GRACE outside the
+     * grace period or after the client's RECLAIM_COMPLETE, NFS4ERR_RECLAIM_BAD for a client the previous
+     * run did not know.
+     */
+    public synchronized void mayReclaim(ClientRecord c, long now) throws Nfs4Exception {
+        if (!inGrace(now) || c.reclaimComplete) {
+            throw new Nfs4Exception(NFS4ERR_NO_GRACE, "no grace period");
+        }
+        if (!reclaimable.contains(ByteBuffer.wrap(c.ownerId))) {
+            throw new Nfs4Exception(NFS4ERR_RECLAIM_BAD, "client unknown to the previous run");
+        }
+    }
+
+    /** Writes the owners that may reclaim after a restart: the confirmed clients and those still reclaiming. */
+    private void record() {
+        java.util.Set<ByteBuffer> owners = new java.util.HashSet<>(reclaimable);
+        owners.addAll(confirmedByOwner.keySet());
+        try {
+            recovery.store(owners);
+        } catch (java.io.IOException e) {
+            LOG.warn("cannot record the NFSv4 clients for recovery after a restart: {}", e.toString());
+        }
     }
 
     // ------------------------------------------------------------------ clients
@@ -173,6 +245,7 @@ public final class Nfs4State {
             unconfirmedByOwner.remove(key);
             confirmedByOwner.put(key, c);
             c.confirmed = true;
+            record();
         }
         byte[] id = new byte[NFS4_SESSIONID_SIZE];
         random.nextBytes(id);
@@ -218,6 +291,11 @@ public final class Nfs4State {
             throw new Nfs4Exception(NFS4ERR_COMPLETE_ALREADY, "reclaim already complete");
         }
         c.reclaimComplete = true;
+        if (reclaimable.remove(ByteBuffer.wrap(c.ownerId)) && reclaimable.isEmpty() && graceEnd != 0) {
+            LOG.info("NFSv4.1 grace period ended: every client reclaimed");
+            graceEnd = 0; // every client of the previous run has reclaimed: grace ends early
+            record();
+        }
     }
 
     public synchronized int clientCount() {
@@ -255,7 +333,9 @@ public final class Nfs4State {
     private void drop(ClientRecord c) {
         clients.remove(c.clientId);
         ByteBuffer key = ByteBuffer.wrap(c.ownerId);
-        confirmedByOwner.remove(key, c);
+        if (confirmedByOwner.remove(key, c)) {
+            record();
+        }
         unconfirmedByOwner.remove(key, c);
         for (Session s : c.sessions) {
             sessions.remove(ByteBuffer.wrap(s.id()));
