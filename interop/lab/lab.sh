@@ -12,10 +12,11 @@
 #                                     scratch share, /job/lib.sh has the helpers; exit = power off
 #   lab.sh run --job DIR [--forward PORT]... [--jdk DIR] [--timeout S]
 #                                     run DIR/job.sh (what the JUnit tests call)
-#   lab.sh bench-nfs-rdma [MIB] [SECONDS]
+#   lab.sh bench-nfs-rdma [MIB] [SECONDS] [VERS]
 #                                     boot once with rdmagate running in the guest and compare it
 #                                     with knfsd over RPC-over-RDMA on the same siw link, through
-#                                     the kernel client (job/bench-nfs-rdma.sh); prints a table
+#                                     the kernel client (job/bench-nfs-rdma.sh); prints a table;
+#                                     VERS 3 (default) or 4.1
 #   lab.sh clean                      remove cached images other than the current one, and
 #                                     leftover work directories (while no build runs)
 #
@@ -103,7 +104,7 @@ case $cmd in
         tr ':' '\n' < "$repo/bench/target/classpath.txt" | while read -r e; do
             [ -f "$e" ] && cp "$e" "$job/cp/"
         done
-        printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\n' "${1:-256}" "${2:-20}" > "$job/env"
+        printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\nBENCH_VERS=%s\n' "${1:-256}" "${2:-20}" "${3:-3}" > "$job/env"
         echo "lab.sh: job directory $job" >&2
         set +e
         "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout 3000

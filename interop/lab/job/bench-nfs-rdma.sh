@@ -2,7 +2,7 @@
 # rdmagate against the guest's own knfsd, both over RPC-over-RDMA on the same siw link, through
 # the same kernel NFS client: rdmagate runs IN the guest (its class path in /job/cp, the JDK
 # shared at /opt/jdk), each server exports a directory of the guest's disk, the client mounts
-# each with vers=3,proto=rdma over siw on rd0 (10.200.0.2) and runs the same load: dd of
+# each with vers=3 (or BENCH_VERS=4.1),proto=rdma over siw on rd0 (10.200.0.2) and runs the same load: dd of
 # BENCH_MIB MiB written and read back with O_DIRECT 1 MiB requests, then fio 4 KiB random
 # reads at queue depth 16 for BENCH_SECONDS, after a warm-up pass (the JIT under TCG). Prints
 # "BENCH server figure value" lines; lab.sh bench-nfs-rdma makes the table. Not a test.
@@ -26,7 +26,7 @@ exports:
     nfsPath: /data
     clients: [{match: "*", rootSquash: false}]
 transports:
-  nfs: {port: 2050, mountPort: 20058, rdmaPort: 20050, nlmPort: 20051, nsmPort: 20052}
+  nfs: {port: 2050, mountPort: 20058, rdmaPort: 20050, nlmPort: 20051, nsmPort: 20052, versions: ["3", "4.1"]}
   rpcbind: {mode: off}
   smb: {enabled: false}
 EOF
@@ -41,7 +41,7 @@ run_load() {
     local name=$1 opts=$2 export=$3 mnt=/mnt/$1 t0 t1
     mkdir -p "$mnt"
     mount -t nfs -o "$opts" "$SIW_ADDR:$export" "$mnt" || { result "$name/mount" FAIL; return 1; }
-    grep -q "$mnt nfs .*proto=rdma" /proc/mounts || { result "$name/mount" FAIL "not over rdma"; return 1; }
+    grep -qE "$mnt nfs4? .*proto=rdma" /proc/mounts || { result "$name/mount" FAIL "not over rdma"; return 1; }
     result "$name/mount" PASS "$(grep " $mnt " /proc/mounts | cut -d' ' -f4 | tr ',' '\n' | grep -E '^(vers|proto|rsize|wsize)=' | tr '\n' ' ')"
     dd if=/dev/zero of="$mnt/warm" bs=1M count=64 oflag=direct status=none
     dd if="$mnt/warm" of=/dev/null bs=1M iflag=direct status=none
@@ -67,8 +67,13 @@ run_load() {
 }
 
 rc=0
-run_load knfsd vers=3,proto=rdma,port=20049 /srv/knfsd || rc=1
-run_load rdmagate vers=3,proto=rdma,port=20050,mountport=20058,mountproto=tcp,nolock /data || rc=1
+if [ "${BENCH_VERS:-3}" = 4.1 ]; then
+    run_load knfsd vers=4.1,proto=rdma,port=20049 /srv/knfsd || rc=1
+    run_load rdmagate vers=4.1,proto=rdma,port=20050 /data || rc=1
+else
+    run_load knfsd vers=3,proto=rdma,port=20049 /srv/knfsd || rc=1
+    run_load rdmagate vers=3,proto=rdma,port=20050,mountport=20058,mountproto=tcp,nolock /data || rc=1
+fi
 kill -TERM $GATEWAY
 wait $GATEWAY
 echo "rdmagate exited $?"

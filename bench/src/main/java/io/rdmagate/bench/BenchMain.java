@@ -42,6 +42,14 @@ public final class BenchMain {
             io.rdmagate.bench.nfs.NfsBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (what.equals("nfs4")) {
+            String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+            String[] v41 = new String[rest.length + 1];
+            v41[0] = "--v4.1";
+            System.arraycopy(rest, 0, v41, 1, rest.length);
+            io.rdmagate.bench.nfs.NfsBench.main(v41);
+            return;
+        }
         if (what.equals("smb")) {
             io.rdmagate.bench.smb.SmbBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
@@ -58,7 +66,7 @@ public final class BenchMain {
             return;
         }
         if (!what.equals("rdma")) {
-            System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs [totalMiB] [seconds] [rounds]"
+            System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs|nfs4 [totalMiB] [seconds] [rounds]"
                     + " | bench/run nfs-rdma [totalMiB] [seconds] [rounds] | bench/run smb [totalMiB] [seconds] [rounds]"
                     + " (each also --json FILE) | bench/run chart FIGURES.json OUT.svg [title]");
             System.exit(2);

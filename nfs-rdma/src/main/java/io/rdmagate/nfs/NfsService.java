@@ -92,6 +92,9 @@ public final class NfsService implements ProtocolService {
         if (rdmaServer != null) {
             bindRdmaMetrics(context, rdmaServer);
         }
+        if (server.nfs4() != null) {
+            bindNfs4Metrics(context, server.nfs4());
+        }
         List<BoundListener> out = new ArrayList<>();
         for (NfsServer.Listener l : server.listeners()) {
             boolean rdma = l.protocol().equals("nfs-rdma");
@@ -99,6 +102,20 @@ public final class NfsService implements ProtocolService {
                     l.address()));
         }
         return out;
+    }
+
+    /** rdmagate_nfs4_clients, rdmagate_nfs4_sessions, rdmagate_nfs4_open_states and rdmagate_nfs4_grace (1 while it runs). */
+    private static void bindNfs4Metrics(GatewayContext context, io.rdmagate.nfs.v4.Nfs4Server s) {
+        var r = context.metrics();
+        var state = s.state();
+        io.micrometer.core.instrument.Gauge.builder("rdmagate.nfs4.clients", state,
+                io.rdmagate.nfs.v4.state.Nfs4State::clientCount).description("NFSv4.1 client records").register(r);
+        io.micrometer.core.instrument.Gauge.builder("rdmagate.nfs4.sessions", state,
+                io.rdmagate.nfs.v4.state.Nfs4State::sessionCount).description("NFSv4.1 sessions").register(r);
+        io.micrometer.core.instrument.Gauge.builder("rdmagate.nfs4.open.states", state,
+                io.rdmagate.nfs.v4.state.Nfs4State::openCount).description("NFSv4.1 opens (open stateids)").register(r);
+        io.micrometer.core.instrument.Gauge.builder("rdmagate.nfs4.grace", s, x -> x.state().inGrace(x.now()) ? 1 : 0)
+                .description("1 while the grace period after a restart runs").register(r);
     }
 
     /**

@@ -477,6 +477,57 @@ class Nfs4Test {
         Nfs4TestClient.name(e, name);
     }
 
+    @Test
+    void verifyAndNverifyCompareTheAttributesAsGetattrReportsThem() throws Exception {
+        byte[] size = Nfs3Client.encode(v -> v.writeHyper(0));
+        try (Nfs3Client v3 = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {
+            v3.create(Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT), "v", 0644);
+        }
+        Reply ok = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                .op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "v")).op(OP_VERIFY, e -> {
+                    Nfs4TestClient.bitmap(e, Fattr4.SIZE);
+                    e.writeOpaque(size);
+                }).op(OP_GETFH).send();
+        assertEquals(NFS4_OK, ok.status, "VERIFY of the right size lets the COMPOUND go on");
+        assertEquals(6, ok.count);
+        Reply same = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                .op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "v")).op(OP_NVERIFY, e -> {
+                    Nfs4TestClient.bitmap(e, Fattr4.SIZE);
+                    e.writeOpaque(size);
+                }).send();
+        assertEquals(NFS4ERR_SAME, same.status);
+        Reply differs = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                .op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "v")).op(OP_VERIFY, e -> {
+                    Nfs4TestClient.bitmap(e, Fattr4.SIZE);
+                    e.writeOpaque(Nfs3Client.encode(v -> v.writeHyper(7)));
+                }).send();
+        assertEquals(NFS4ERR_NOT_SAME, differs.status);
+    }
+
+    @Test
+    void aSecondConnectionBindsToTheSessionAndCarriesItsRequests() throws Exception {
+        try (Nfs4TestClient second = Nfs4TestClient.connect(fx.nfs(), NfsFixture.ROOT)) {
+            second.sessionId = c.sessionId;
+            Reply bind = second.compoundWithoutSession().op(OP_BIND_CONN_TO_SESSION, e -> {
+                e.writeFixedOpaque(c.sessionId);
+                e.writeInt(3); // CDFC4_FORE_OR_BOTH
+                e.writeBool(false);
+            }).send();
+            XdrDecoder b = bind.next(OP_BIND_CONN_TO_SESSION, NFS4_OK);
+            Nfs4TestClient.skip(b, 16);
+            assertEquals(1, (int) Nfs4TestClient.read(b::readInt), "bound for the fore channel");
+            second.slotSeq = c.slotSeq;
+            assertEquals(NFS4_OK, second.compound().op(OP_PUTROOTFH).send().status);
+            c.slotSeq = second.slotSeq;
+            Reply back = second.compoundWithoutSession().op(OP_BIND_CONN_TO_SESSION, e -> {
+                e.writeFixedOpaque(c.sessionId);
+                e.writeInt(2); // CDFC4_BACK
+                e.writeBool(false);
+            }).send();
+            assertEquals(NFS4ERR_INVAL, back.status, "no back channel is offered");
+        }
+    }
+
     // ---- bad COMPOUNDs
 
     @Test

@@ -17,6 +17,11 @@ interface LoadConnection extends AutoCloseable {
 
     void sendCommit(int xid, byte[] fh) throws IOException;
 
+    /** An open of the file for reading and its close, one round trip where the protocol has opens (NFSv4.1). */
+    default void sendOpenClose(int xid, byte[] fh) throws IOException {
+        throw new UnsupportedOperationException("no opens in this protocol");
+    }
+
     /** Sends what the calls above buffered. */
     void flush() throws IOException;
 

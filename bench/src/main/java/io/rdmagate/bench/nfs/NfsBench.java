@@ -18,15 +18,16 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * The NFSv3 benchmark: the same load generator against rdmagate and against nfs-ganesha, both
- * exporting one directory on 127.0.0.1, in one run. Figures: 1 MiB sequential write (UNSTABLE,
+ * The NFS benchmark: the same load generator against rdmagate and against nfs-ganesha, both
+ * exporting one directory on 127.0.0.1, in one run, over NFSv3 or over NFSv4.1 (each call one
+ * COMPOUND of SEQUENCE, PUTFH and the operation, {@link Nfs4LoadConnection}). Figures: 1 MiB sequential write (UNSTABLE,
  * then COMMIT) and read MB/s over {@link #STREAMS} connections with {@link #STREAM_DEPTH} calls
  * in flight each; 4 KiB random read IOPS at queue depth 16 on one connection; GETATTR calls/s
  * at queue depth 16 on one connection; and each server's CPU time per unit of work. Rounds
  * alternate between the servers; the best round of each figure is reported.
  *
- * <p>Usage (as root, through {@code bench/run nfs [totalMiB] [seconds] [rounds]}, which gives
- * it a network namespace of its own with an rpcbind for ganesha).
+ * <p>Usage (as root, through {@code bench/run nfs [totalMiB] [seconds] [rounds]} or {@code bench/run
+ * nfs4 ...}, which give it a network namespace of its own with an rpcbind for ganesha).
  */
 public final class NfsBench {
     static final int STREAMS = 4;
@@ -47,6 +48,47 @@ public final class NfsBench {
     }
 
     static final Dialer TCP = (server, depth) -> new TcpLoadConnection(server.nfs());
+    static final Dialer NFS41 = (server, depth) -> new Nfs4LoadConnection(server.nfs(), depth);
+
+    /** How the files of a round are made and read back: through NFSv3 (MOUNT, CREATE, READ) or NFSv4.1. */
+    interface FileSetup {
+        byte[] create(ServerProcess server, String name) throws IOException;
+
+        byte[] read(ServerProcess server, byte[] fh, long offset, int count) throws IOException;
+    }
+
+    static final FileSetup V3_FILES = new FileSetup() {
+        @Override
+        public byte[] create(ServerProcess server, String name) throws IOException {
+            byte[] root = Nfs3Client.mount(server.mount(), server.mountPath(), ROOT);
+            try (Nfs3Client setup = Nfs3Client.connect(server.nfs(), ROOT)) {
+                return setup.create(root, name, 0644);
+            }
+        }
+
+        @Override
+        public byte[] read(ServerProcess server, byte[] fh, long offset, int count) throws IOException {
+            try (Nfs3Client c = Nfs3Client.connect(server.nfs(), ROOT)) {
+                return c.read(fh, offset, count).data();
+            }
+        }
+    };
+
+    static final FileSetup V41_FILES = new FileSetup() {
+        @Override
+        public byte[] create(ServerProcess server, String name) throws IOException {
+            try (Nfs4LoadConnection c = new Nfs4LoadConnection(server.nfs(), 1)) {
+                return c.create(server.mountPath(), name);
+            }
+        }
+
+        @Override
+        public byte[] read(ServerProcess server, byte[] fh, long offset, int count) throws IOException {
+            try (Nfs4LoadConnection c = new Nfs4LoadConnection(server.nfs(), 1)) {
+                return c.read(fh, offset, count);
+            }
+        }
+    };
 
     NfsBench(long totalBytes, long seconds) {
         this.fileBytes = totalBytes / STREAMS / IO * IO;
@@ -59,27 +101,33 @@ public final class NfsBench {
             System.err.println("run the NFS benchmark through bench/run nfs (as root): it needs a network namespace");
             System.exit(2);
         }
+        boolean v41 = args.length > 0 && args[0].equals("--v4.1");
+        if (v41) {
+            args = java.util.Arrays.copyOfRange(args, 1, args.length);
+        }
         long total = (args.length > 0 ? Long.parseLong(args[0]) : 1024) << 20;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 10;
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         NfsBench bench = new NfsBench(total, seconds);
+        Dialer dialer = v41 ? NFS41 : TCP;
+        FileSetup files = v41 ? V41_FILES : V3_FILES;
         Path work = Files.createTempDirectory("rdmagate-bench-nfs");
         Path export = Files.createDirectories(work.resolve("export"));
-        System.out.printf(Locale.ROOT, "nfs benchmark: %d MiB per sequential figure (%d streams x %d in flight),"
+        System.out.printf(Locale.ROOT, "nfs benchmark (%s): %d MiB per sequential figure (%d streams x %d in flight),"
                 + " %d s per rate figure (queue depth %d), best of %d rounds, %d cores, %s; work in %s%n",
-                total >> 20, STREAMS, STREAM_DEPTH, seconds, QUEUE_DEPTH, rounds,
+                v41 ? "NFSv4.1" : "NFSv3", total >> 20, STREAMS, STREAM_DEPTH, seconds, QUEUE_DEPTH, rounds,
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.version"), work);
         Process rpcbind = Servers.rpcbind(work);
         List<Map<String, Figure>> best = new ArrayList<>();
         try (ServerProcess rdmagate = Servers.rdmagate(work, export);
-                ServerProcess ganesha = Servers.ganesha(work, export)) {
+                ServerProcess ganesha = Servers.ganesha(work, export, v41)) {
             List<ServerProcess> servers = List.of(rdmagate, ganesha);
             for (int i = 0; i < servers.size(); i++) {
                 best.add(new LinkedHashMap<>());
             }
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < servers.size(); i++) {
-                    Map<String, Figure> round = bench.round(servers.get(i), TCP);
+                    Map<String, Figure> round = bench.round(servers.get(i), dialer, files);
                     System.out.printf(Locale.ROOT, "round %d %s: %s%n", r + 1, servers.get(i).name(), round);
                     Map<String, Figure> b = best.get(i);
                     round.forEach((k, v) -> b.merge(k, v, (x, y) -> x.value() >= y.value() ? x : y));
@@ -98,14 +146,16 @@ public final class NfsBench {
         System.out.println("servers: " + servers.stream().map(s -> s.name() + " pid " + s.process().pid()).toList());
     }
 
-    /** Every figure once against {@code server}, each connection opened by {@code dialer}. */
+    /** Every figure once against {@code server} over NFSv3, as {@link NfsRdmaBench} runs it. */
     Map<String, Figure> round(ServerProcess server, Dialer dialer) throws Exception {
-        byte[] root = Nfs3Client.mount(server.mount(), server.mountPath(), ROOT);
+        return round(server, dialer, V3_FILES);
+    }
+
+    /** Every figure once against {@code server}, each connection opened by {@code dialer}. */
+    Map<String, Figure> round(ServerProcess server, Dialer dialer, FileSetup setup) throws Exception {
         byte[][] files = new byte[STREAMS][];
-        try (Nfs3Client setup = Nfs3Client.connect(server.nfs(), ROOT)) {
-            for (int s = 0; s < STREAMS; s++) {
-                files[s] = setup.create(root, server.name() + "-" + s, 0644);
-            }
+        for (int s = 0; s < STREAMS; s++) {
+            files[s] = setup.create(server, server.name() + "-" + s);
         }
         Map<String, Figure> out = new LinkedHashMap<>();
         long calls = fileBytes / IO;
@@ -127,7 +177,7 @@ public final class NfsBench {
         streams(server, dialer, files, calls, IO, (c, s, xid, i) -> c.sendRead(xid, files[s], i * IO, IO));
         t1 = System.nanoTime();
         out.put("1 MiB seq read MB/s", new Figure(mbps(t1 - t0), server.cpuSeconds() - cpu0, gib));
-        verify(server, files);
+        verify(server, files, setup);
         // 4 KiB random reads over all files, queue depth 16 on one connection
         long blocks = fileBytes / SMALL;
         SplittableRandom random = new SplittableRandom(4096);
@@ -136,6 +186,9 @@ public final class NfsBench {
             c.sendRead(xid, files[(int) (b % STREAMS)], (b / STREAMS) * SMALL, SMALL);
         }));
         out.put("GETATTR calls/s (QD 16)", rate(server, dialer, 0, (c, xid, i) -> c.sendGetattr(xid, files[0])));
+        if (setup == V41_FILES) {
+            out.put("OPEN+CLOSE pairs/s (QD 16)", rate(server, dialer, 0, (c, xid, i) -> c.sendOpenClose(xid, files[0])));
+        }
         return out;
     }
 
@@ -190,19 +243,16 @@ public final class NfsBench {
         }
     }
 
-    /** The first and the last block of every file read back equal what was written. */
-    private void verify(ServerProcess server, byte[][] files) throws IOException {
-        try (Nfs3Client c = Nfs3Client.connect(server.nfs(), ROOT)) {
-            for (byte[] fh : files) {
-                for (long off : new long[] {0, fileBytes - IO}) {
-                    byte[] back = c.read(fh, off, IO).data();
-                    if (!Arrays.equals(back, data)) {
-                        throw new IOException(server.name() + ": data read back at " + off + " differs");
-                    }
+    /** The first and the last block of every file read back equal what was written, and nothing more. */
+    private void verify(ServerProcess server, byte[][] files, FileSetup setup) throws IOException {
+        for (byte[] fh : files) {
+            for (long off : new long[] {0, fileBytes - IO}) {
+                if (!Arrays.equals(setup.read(server, fh, off, IO), data)) {
+                    throw new IOException(server.name() + ": data read back at " + off + " differs");
                 }
-                if (c.getattr(fh).size() != fileBytes) {
-                    throw new IOException(server.name() + ": size " + c.getattr(fh).size() + ", wrote " + fileBytes);
-                }
+            }
+            if (setup.read(server, fh, fileBytes, IO).length != 0) {
+                throw new IOException(server.name() + ": the file is longer than the " + fileBytes + " bytes written");
             }
         }
     }

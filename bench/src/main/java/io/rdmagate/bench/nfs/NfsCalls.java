@@ -24,14 +24,19 @@ final class NfsCalls {
     }
 
     private static void header(ByteBuffer b, int xid, int procedure) {
-        b.putInt(xid).putInt(0).putInt(2).putInt(Nfs3.PROGRAM).putInt(Nfs3.VERSION).putInt(procedure);
+        header(b, xid, Nfs3.PROGRAM, Nfs3.VERSION, procedure);
+    }
+
+    /** The call header of any program and version, AUTH_SYS as root. */
+    static void header(ByteBuffer b, int xid, int program, int version, int procedure) {
+        b.putInt(xid).putInt(0).putInt(2).putInt(program).putInt(version).putInt(procedure);
         b.putInt(1).putInt(4 + 4 + pad(MACHINE.length) + 12); // AUTH_SYS
         b.putInt(0).putInt(MACHINE.length).put(MACHINE).put(new byte[pad(MACHINE.length) - MACHINE.length]);
         b.putInt(0).putInt(0).putInt(0); // uid, gid, no supplementary gids
         b.putInt(0).putInt(0); // verifier AUTH_NONE
     }
 
-    private static void handle(ByteBuffer b, byte[] fh) {
+    static void handle(ByteBuffer b, byte[] fh) {
         b.putInt(fh.length).put(fh).put(new byte[pad(fh.length) - fh.length]);
     }
 
@@ -57,6 +62,19 @@ final class NfsCalls {
         header(b, xid, Nfs3.COMMIT);
         handle(b, fh);
         b.putLong(0).putInt(0);
+    }
+
+    /** Where the results of an accepted reply start (after its verifier), its accept_stat checked. */
+    static int results(ByteBuffer r, int length) throws IOException {
+        int xid = r.getInt(0);
+        if (length < 24 || r.getInt(4) != 1 || r.getInt(8) != 0) {
+            throw new IOException("xid " + xid + ": not an accepted reply");
+        }
+        int at = 20 + pad(r.getInt(16));
+        if (at + 4 > length || r.getInt(at) != 0) {
+            throw new IOException("xid " + xid + ": accept_stat " + (at + 4 <= length ? r.getInt(at) : -1));
+        }
+        return at + 4;
     }
 
     /** Checks an RPC reply (its first {@code length} bytes in {@code r}); returns its xid. */

@@ -46,7 +46,7 @@ final class Servers {
                     # insecure: the bench's clients call from unreserved ports
                     clients: [{match: "*", rootSquash: false, secure: false}]
                 transports:
-                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d, versions: ["3", "4.1"]}
                   rpcbind: {mode: off}
                   smb: {enabled: false}
                 """.formatted(dir.resolve("state"), export, nfs, mount, rdma, freePort(), freePort()));
@@ -59,39 +59,52 @@ final class Servers {
     }
 
     static ServerProcess ganesha(Path work, Path export) throws IOException, InterruptedException {
+        return ganesha(work, export, false);
+    }
+
+    /**
+     * Ganesha serving NFSv3, or NFSv4.1 only: no grace period at start, so the first OPEN is served, and
+     * no delegations, which it would hand out to a client without a back channel and rdmagate does not.
+     */
+    static ServerProcess ganesha(Path work, Path export, boolean v41) throws IOException, InterruptedException {
         Path dir = Files.createDirectories(work.resolve("ganesha"));
         int nfs = freePort();
         int mount = freePort();
         Path config = dir.resolve("ganesha.conf");
         Files.writeString(config, """
                 NFS_CORE_PARAM {
-                  Protocols = 3;
+                  Protocols = %s;
                   NFS_Port = %d;
                   MNT_Port = %d;
                   Enable_NLM = false;
                   Enable_RQUOTA = false;
                 }
                 NFS_KRB5 { Active_krb5 = false; }
+                NFSV4 { Minor_Versions = 1; Graceless = true; Delegations = false; }
                 EXPORT {
                   Export_Id = 1;
                   Path = %s;
                   Pseudo = /bench;
                   Access_Type = RW;
                   Squash = No_Root_Squash;
-                  Protocols = 3;
+                  Protocols = %s;
                   Transports = TCP;
+                  Delegations = None;
                   SecType = sys;
                   MaxRead = 1048576;
                   MaxWrite = 1048576;
                   FSAL { Name = VFS; }
                 }
-                """.formatted(nfs, mount, export));
+                """.formatted(v41 ? "4" : "3", nfs, mount, export, v41 ? "4" : "3"));
         Path log = dir.resolve("ganesha.log");
         String exe = System.getenv().getOrDefault("GANESHA", "ganesha.nfsd");
         Process p = new ProcessBuilder(List.of(exe, "-F", "-f", config.toString(), "-L", log.toString(), "-p",
                 dir.resolve("ganesha.pid").toString(), "-N", "NIV_EVENT")).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("stdout").toFile()).start();
         ChildProcess.awaitPort(p, log, nfs, "ganesha");
+        if (v41) {
+            return new ServerProcess("ganesha", p, log, address(nfs), address(mount), "/bench", null);
+        }
         ChildProcess.awaitPort(p, log, mount, "ganesha");
         // NFSv3 clients mount the export's Path, not its pseudo path
         return new ServerProcess("ganesha", p, log, address(nfs), address(mount), export.toString(), null);

@@ -284,6 +284,26 @@ public final class Fattr4 {
         out.patchInt(lengthAt, out.position() - lengthAt - 4);
     }
 
+    /** The attrlist4 bytes of {@code requested} (all supported) of {@code s}, as GETATTR would send them. */
+    public static byte[] values(int[] requested, Source s, Nfs4Server server) throws VfsException {
+        XdrEncoder e = new XdrEncoder(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT);
+        try {
+            write(e, requested, s, server);
+        } catch (RuntimeException | VfsException ex) {
+            e.discard();
+            throw ex;
+        }
+        io.rdmagate.oncrpc.xdr.XdrMessage m = e.finish();
+        try {
+            byte[] all = m.toBytes();
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(all);
+            int at = 4 + 4 * b.getInt(0); // after the bitmap
+            return java.util.Arrays.copyOfRange(all, at + 4, at + 4 + b.getInt(at));
+        } finally {
+            m.release();
+        }
+    }
+
     private static FsStat stat(FsStat known, Source s) throws VfsException {
         return known != null ? known : s.statFs().get();
     }

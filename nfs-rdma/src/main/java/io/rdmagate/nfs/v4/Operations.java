@@ -22,7 +22,8 @@ final class Operations {
             new OpExchangeId(), new OpCreateSession(), new OpDestroySession(), new OpDestroyClientid(),
             new OpSequence(), new OpReclaimComplete(), new OpTestStateid(), new OpFreeStateid(),
             new OpWrite(), new OpCommit(), new OpSetattr(), new OpCreate(), new OpRemove(), new OpRename(), new OpLink(),
-            new OpOpenDowngrade(), new OpLock(), new OpLockt(), new OpLocku(),
+            new OpOpenDowngrade(), new OpLock(), new OpLockt(), new OpLocku(), new OpBindConnToSession(),
+            new OpBackchannelCtl(), OpVerify.verify(), OpVerify.nverify(),
         }) {
             if (byNumber[op.number()] != null) {
                 throw new IllegalStateException("two classes for operation " + op.number());

@@ -76,7 +76,7 @@ public final class OpCreateSession extends Nfs4Op {
     }
 
     /** callback_sec_parms4: AUTH_NONE, AUTH_SYS's authsys_parms, RPCSEC_GSS's gss_cb_handles4. */
-    private static void skipCallbackSec(XdrDecoder in) throws XdrException {
+    static void skipCallbackSec(XdrDecoder in) throws XdrException {
         int flavor = in.readInt();
         switch (flavor) {
             case AUTH_NONE -> {
