@@ -92,22 +92,8 @@ class RdmagateNfsKernelClientTest {
         int mount = port(transports, "mountPort");
         int rdma = port(transports, "rdmaPort");
         HostGateway[] gateway = {HostGateway.start(dir, transports)};
-        Path file = dir.resolve("export").resolve("restart.bin");
         long[] sizeAtRestart = {-1};
-        Thread restarter = Thread.ofVirtual().start(() -> {
-            try {
-                while (!Files.exists(file) || Files.size(file) < (mib << 20) / 4) {
-                    Thread.sleep(20);
-                }
-                sizeAtRestart[0] = Files.size(file);
-                assertEquals(0, gateway[0].stop(), gateway[0].log());
-                gateway[0] = HostGateway.start(dir, transports);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
+        Thread restarter = restartAtAQuarter(gateway, transports, mib, sizeAtRestart);
         try {
             GuestRun run = lab.job("rdmagate-nfs-restart")
                     .labScript("rdmagate-nfs-restart.sh")
@@ -146,22 +132,8 @@ class RdmagateNfsKernelClientTest {
                   smb: {enabled: false}
                 """.formatted(nfs, HostGateway.freePort(), rdma, HostGateway.freePort(), HostGateway.freePort());
         HostGateway[] gateway = {HostGateway.start(dir, transports)};
-        Path file = dir.resolve("export").resolve("restart.bin");
         long[] sizeAtRestart = {-1};
-        Thread restarter = Thread.ofVirtual().start(() -> {
-            try {
-                while (!Files.exists(file) || Files.size(file) < (mib << 20) / 4) {
-                    Thread.sleep(20);
-                }
-                sizeAtRestart[0] = Files.size(file);
-                assertEquals(0, gateway[0].stop(), gateway[0].log());
-                gateway[0] = HostGateway.start(dir, transports);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
+        Thread restarter = restartAtAQuarter(gateway, transports, mib, sizeAtRestart);
         try {
             GuestRun run = lab.job("rdmagate-nfs41-restart")
                     .labScript("rdmagate-nfs-restart.sh")
@@ -185,6 +157,33 @@ class RdmagateNfsKernelClientTest {
             restarter.interrupt();
             gateway[0].close();
         }
+    }
+
+    /**
+     * Watches restart.bin grow in the export and, once a quarter of {@code mib} has arrived, stops the
+     * gateway (SIGTERM) and starts it again with the same configuration and state; the size it had
+     * then goes to {@code sizeAtRestart[0]}. Gives up after 10 minutes without that much.
+     */
+    private Thread restartAtAQuarter(HostGateway[] gateway, String transports, int mib, long[] sizeAtRestart) {
+        Path file = dir.resolve("export").resolve("restart.bin");
+        return Thread.ofVirtual().start(() -> {
+            try {
+                long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+                while (!Files.exists(file) || Files.size(file) < (mib << 20) / 4) {
+                    if (System.nanoTime() > deadline) {
+                        return;
+                    }
+                    Thread.sleep(20); // polling the file's size: the guest's copy gives no other signal
+                }
+                sizeAtRestart[0] = Files.size(file);
+                assertEquals(0, gateway[0].stop(), gateway[0].log());
+                gateway[0] = HostGateway.start(dir, transports);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
     }
 
     private static int port(String transports, String key) {
