@@ -1,5 +1,7 @@
 package io.rdmagate.vfs.local;
 
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +23,12 @@ import org.h2.mvstore.MVStore;
  * checking inode and birth time. H2's MVStore is a pure-Java, crash-safe, append-only B-tree: no
  * native library, no server, one file per export, and it keeps hot records in its cache. Records
  * are committed before the operation that created them replies.
+ *
+ * <p>The records of recently used files are also kept decoded ({@link #CACHED_RECORDS} of them),
+ * so the per-call path (a READ, a GETATTR) finds a handle's record without decoding bytes. Every
+ * change goes through this class under its monitor and replaces the decoded record with the one
+ * it stores; a miss decodes under the same monitor, so a record read before a removal can never
+ * be put back after it.
  */
 final class HandleStore implements AutoCloseable {
     /**
@@ -80,6 +88,9 @@ final class HandleStore implements AutoCloseable {
     private final MVMap<String, Long> meta;
     /** Other names of hard-linked files, as "parent/name" strings per inode, NUL-separated. */
     private final MVMap<Long, String> aliases;
+    /** How many decoded records are kept (about 100 bytes each). */
+    static final int CACHED_RECORDS = 65_536;
+    private final Cache<Long, Entry> decoded = CacheBuilder.newBuilder().maximumSize(CACHED_RECORDS).build();
 
     private HandleStore(MVStore store) {
         this.store = store;
@@ -145,17 +156,29 @@ final class HandleStore implements AutoCloseable {
     }
 
     Entry get(long ino) {
+        Entry e = decoded.getIfPresent(ino);
+        return e != null ? e : load(ino);
+    }
+
+    private synchronized Entry load(long ino) {
         byte[] raw = files.get(ino);
-        return raw == null ? null : Entry.decode(raw);
+        if (raw == null) {
+            return null;
+        }
+        Entry e = Entry.decode(raw);
+        decoded.put(ino, e);
+        return e;
     }
 
     /** Stores and commits (the reply that hands out the handle follows). */
-    void put(long ino, Entry e) {
+    synchronized void put(long ino, Entry e) {
         files.put(ino, e.encode());
+        decoded.put(ino, e);
         store.commit();
     }
 
     synchronized void remove(long ino) {
+        decoded.invalidate(ino);
         boolean changed = files.remove(ino) != null;
         changed |= aliases.remove(ino) != null;
         if (changed) {

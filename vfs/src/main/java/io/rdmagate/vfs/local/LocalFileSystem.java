@@ -169,6 +169,10 @@ public final class LocalFileSystem implements VirtualFileSystem {
 
     @Override
     public FileAttributes getattr(FileHandle handle) throws VfsException {
+        FileAttributes open = openFileAttributes(handle);
+        if (open != null) {
+            return open;
+        }
         try (Arena a = Arena.ofConfined(); Fd fd = open(a, handle)) {
             return attrs(stat(a, fd.fd()), entryOf(handle.fileId()));
         }
@@ -994,6 +998,33 @@ public final class LocalFileSystem implements VirtualFileSystem {
         } catch (Libc.Errno e) {
             dir.close();
             throw new VfsException(VfsError.STALE, "a directory on the way is gone (errno " + e.errno + ")");
+        }
+    }
+
+    /**
+     * The attributes of a regular file whose data descriptor is open already (it was read or written
+     * lately), from one {@code statx} on that descriptor instead of a walk of its recorded path; null
+     * when there is none, or when the file lost its last name or its record, for the walk to decide
+     * (and answer STALE). The descriptor holds the inode, so its number cannot be reused meanwhile;
+     * a file replaced by a rename over it has no links left on the old inode.
+     */
+    private FileAttributes openFileAttributes(FileHandle h) throws VfsException {
+        if (h.type() != FileType.REGULAR || h.volumeId() != volumeId || closed) {
+            return null;
+        }
+        DataFd data = dataFds.getIfPresent(h.fileId());
+        if (data == null || data.generation != h.generation() || !data.acquire()) {
+            return null;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            Entry e = store.get(h.fileId());
+            if (e == null || e.generation() != h.generation() || e.name().isEmpty()) {
+                return null;
+            }
+            Stat st = stat(a, data.fd);
+            return st.nlink() == 0 ? null : attrs(st, e);
+        } finally {
+            data.release();
         }
     }
 

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.CreateMode;
 import io.rdmagate.vfs.ExportOptions;
+import io.rdmagate.vfs.FileAttributes;
 import io.rdmagate.vfs.FileHandle;
 import io.rdmagate.vfs.FileType;
 import io.rdmagate.vfs.Node;
@@ -202,6 +203,23 @@ class LocalEscapeTest {
         assertError(VfsError.STALE, () -> vfs.getattr(f.handle()));
         assertError(VfsError.STALE, () -> read(f.handle()));
         assertError(VfsError.STALE, () -> write(f.handle(), "lost?"));
+    }
+
+    @Test
+    void aFileTheGatewayHasOpenShowsWhatTheHostChangedInItsAttributes() throws Exception {
+        Node f = vfs.create(ROOT, vfs.root(), "open", CreateMode.GUARDED, SetAttributes.create().mode(0644), 0);
+        write(f.handle(), "served");
+        assertEquals("served", read(f.handle())); // its data descriptor is open: getattr takes one statx on it
+        Files.writeString(root.resolve("open"), " and appended on the host", java.nio.file.StandardOpenOption.APPEND);
+        Files.setPosixFilePermissions(root.resolve("open"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        FileAttributes a = vfs.getattr(f.handle());
+        assertEquals("served and appended on the host".length(), a.size());
+        assertEquals(0600, a.mode() & 07777);
+        Files.createLink(root.resolve("second"), root.resolve("open"));
+        assertEquals(2, vfs.getattr(f.handle()).nlink());
+        Files.delete(root.resolve("second"));
+        assertEquals(1, vfs.getattr(f.handle()).nlink());
+        assertEquals("served and appended on the host", read(f.handle()));
     }
 
     @Test
