@@ -20,6 +20,25 @@ public interface QueuePair extends AutoCloseable {
     /** Posts to the send queue; refused at once when it is full or the request is malformed. */
     void postSend(SendWr wr) throws RdmaException;
 
+    /**
+     * Posts like {@link #postSend} but may leave the work queued until {@link #doorbell}: a poster
+     * that holds locks queues its work requests under them and rings once it holds none. A
+     * hardware provider transmits at once (the default).
+     */
+    default void postSendDeferred(SendWr wr) throws RdmaException {
+        postSend(wr);
+    }
+
+    /**
+     * Starts what {@link #postSendDeferred} queued. With {@code transmitHere} a software provider may
+     * transmit on the calling thread when its transmitter is idle, saving a thread hand-off per
+     * reply (the caller holds no lock and may block on the wire: a worker, never a completion
+     * handler; completions of what it transmits may be delivered on it before this returns);
+     * without, or when it cannot, the provider's own thread transmits.
+     */
+    default void doorbell(boolean transmitHere) {
+    }
+
     State state();
 
     /** Private data the peer sent in its connect or accept. */

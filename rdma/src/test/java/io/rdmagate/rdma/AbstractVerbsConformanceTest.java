@@ -285,6 +285,46 @@ public abstract class AbstractVerbsConformanceTest {
         }
     }
 
+    /** Whether {@link QueuePair#doorbell} with leave to transmit sends on the caller's thread (software providers). */
+    protected boolean doorbellTransmitsOnTheCaller() {
+        return false;
+    }
+
+    @Test
+    void deferredPostsGoOutInOrderWhenTheDoorbellRingsAcrossAnRdmaRead() throws Exception {
+        MemoryRegion rx = region(server, 4096, Access.LOCAL_WRITE);
+        MemoryRegion target = region(server, 64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        MemoryRegion source = region(server, 64, Access.REMOTE_READ);
+        fill(source, "read back");
+        MemoryRegion tx = region(client, 64, Access.LOCAL_WRITE);
+        fill(tx, "written");
+        for (int i = 0; i < 4; i++) {
+            server.qp.postReceive(RecvWr.of(100 + i, rx.sge(i * 64L, 64)));
+        }
+        client.qp.postSendDeferred(SendWr.write(1, target.address(), target.rkey(), tx.sge(0, 7)));
+        client.qp.postSendDeferred(SendWr.send(2, tx.sge(0, 1)));
+        client.qp.postSendDeferred(SendWr.read(3, source.address(), source.rkey(), tx.sge(32, 9)));
+        client.qp.postSendDeferred(SendWr.send(4, tx.sge(1, 1)));
+        client.qp.doorbell(true);
+        if (doorbellTransmitsOnTheCaller()) {
+            assertTrue(client.sends.size() >= 2, "the Write and the Send before the Read went out on the thread that"
+                    + " rang, and their completions were delivered there before it returned");
+        }
+        java.util.Map<Long, WcStatus> done = new java.util.HashMap<>();
+        for (int i = 0; i < 4; i++) {
+            WorkCompletion wc = client.nextSend();
+            done.put(wc.wrId(), wc.status());
+        }
+        assertEquals(java.util.Map.of(1L, WcStatus.SUCCESS, 2L, WcStatus.SUCCESS, 3L, WcStatus.SUCCESS,
+                4L, WcStatus.SUCCESS), done);
+        assertEquals(100, server.nextRecv().wrId(), "the Sends arrive in posting order");
+        assertEquals(101, server.nextRecv().wrId());
+        assertEquals("written", text(target, 0, 7));
+        assertEquals("read back", text(tx, 32, 9));
+        assertEquals("w", text(rx, 0, 1));
+        assertEquals("r", text(rx, 64, 1));
+    }
+
     @Test
     void sendWithInvalidateInvalidatesTheReceiversRegion() throws Exception {
         MemoryRegion rx = region(server, 64, Access.LOCAL_WRITE);

@@ -18,7 +18,6 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -27,16 +26,18 @@ import org.slf4j.LoggerFactory;
 /**
  * A queue pair of the software iWARP provider, on one TCP connection after the MPA exchange.
  *
- * <p>Operation: a transmit thread takes work in order from one queue (posted sends, RDMA Read
- * Responses the receive side owes, a Terminate) and gathers its FPDUs with {@link FpduWriter},
- * writing them in one gathering write when the queue runs empty (or the batch is full, or an RDMA
- * Read must wait for a credit). A receive thread reads FPDUs with {@link FpduReader} and, as its
+ * <p>Operation: work is taken in order from one queue (posted sends, RDMA Read Responses the
+ * receive side owes, a Terminate) by whoever owns the writer, and its FPDUs gathered with
+ * {@link FpduWriter}, written in one gathering write when the queue runs empty (or the batch is
+ * full, or an RDMA Read must wait for a credit). The owner is the transmit thread, or a worker
+ * that rings {@link #doorbell} after posting a reply while nobody transmits: it writes its reply
+ * itself, as a kernel provider's post_send does, instead of waking the transmit thread. A receive thread reads FPDUs with {@link FpduReader} and, as its
  * {@link FpduReader.Placement}, checks every segment against the queue pair's state before its
  * payload is placed: STag, rights and bounds for tagged data (RFC 5040 §5.2.1, §6.4), queue, MSN
  * and MO for untagged (RFC 5041 §5.3), the IRD for Read Requests. A violation sends a Terminate
  * and ends the connection; both directions then flush. Sends and Writes complete when their batch
  * is handed to TCP (iWARP's local completion), Reads when their last Read Response segment is
- * placed; those successes are delivered to their completion queue's handler on the transmit or
+ * placed; those successes are delivered to their completion queue's handler on the transmitting or
  * receive thread itself ({@code offerInline}), flushes on the queue's delivery thread.
  */
 final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
@@ -104,7 +105,11 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
 
     private final Object lock = new Object();
     private final ArrayDeque<RecvWr> receives = new ArrayDeque<>();
-    private final LinkedBlockingQueue<Job> jobs = new LinkedBlockingQueue<>();
+    /** Transmit work in order; under {@code lock}. */
+    private final ArrayDeque<Job> jobs = new ArrayDeque<>();
+    /** Someone owns the writer and the batch: the transmit thread, or a worker in {@link #doorbell}; under {@code lock}. */
+    private boolean transmitting;
+    private volatile Thread transmitter;
     private final ArrayDeque<PendingRead> reads = new ArrayDeque<>();
     private final Semaphore readCredits;
     private final AtomicInteger inboundReadsInFlight = new AtomicInteger();
@@ -175,6 +180,15 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
 
     @Override
     public void postSend(SendWr wr) throws RdmaException {
+        post(wr, true);
+    }
+
+    @Override
+    public void postSendDeferred(SendWr wr) throws RdmaException {
+        post(wr, false);
+    }
+
+    private void post(SendWr wr, boolean wake) throws RdmaException {
         if (wr.sgl().size() > config.maxSge()) {
             throw new RdmaException(wr.sgl().size() + " SGEs; the queue pair allows " + config.maxSge());
         }
@@ -187,56 +201,90 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
                 throw new RdmaException("send queue full (" + config.maxSendWr() + ")");
             }
             sendsInFlight.incrementAndGet();
-            jobs.add(new WrJob(wr));
+            enqueue(new WrJob(wr), wake);
         }
+    }
+
+    /** Queues transmit work; with {@code wake}, the transmit thread looks unless a transmitter is at work (it will see it). */
+    private void enqueue(Job job, boolean wake) {
+        synchronized (lock) {
+            jobs.addLast(job);
+            if (wake && !transmitting) {
+                lock.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Transmits the queued work on the calling thread when nobody is transmitting and the work at
+     * the head is a Send, an RDMA Write or a Read Response (an RDMA Read may wait for ORD credits:
+     * the transmit thread's); else wakes the transmit thread. A worker posting a reply thus writes
+     * it to the socket itself, as a kernel provider's post_send does, instead of handing it over.
+     */
+    @Override
+    public void doorbell(boolean transmitHere) {
+        synchronized (lock) {
+            if (jobs.isEmpty() || transmitting) {
+                return;
+            }
+            if (!transmitHere || state != State.CONNECTED || rtrReceived.getCount() > 0 || onOwnThread()
+                    || !inlineable(jobs.peekFirst())) {
+                lock.notifyAll();
+                return;
+            }
+            transmitting = true;
+            transmitter = Thread.currentThread();
+        }
+        try {
+            drain(true);
+        } catch (IOException e) {
+            abandonBatch();
+            fail("connection lost while sending: " + e.getMessage(), null);
+        } catch (InterruptedException e) {
+            abandonBatch();
+            Thread.currentThread().interrupt();
+        } finally {
+            synchronized (lock) {
+                transmitting = false;
+                transmitter = null;
+                if (!jobs.isEmpty()) {
+                    lock.notifyAll(); // what came meanwhile, or what only the transmit thread does
+                }
+            }
+        }
+    }
+
+    private static boolean inlineable(Job job) {
+        return job instanceof ResponseJob
+                || job instanceof WrJob w && w.wr().opcode() != io.rdmagate.rdma.Opcode.RDMA_READ;
     }
 
     // ------------------------------------------------------------------ transmit
 
+    /**
+     * The transmit thread: whenever work is queued and no worker is transmitting, it owns the writer
+     * and drains the queue.
+     */
     private void transmitLoop() {
+        boolean owner = false;
         try {
             rtrReceived.await();
             while (true) {
-                Job job = jobs.poll();
-                if (job == null) {
-                    flushBatch(); // the queue ran empty: what was gathered goes out in one write
-                    job = jobs.take();
+                synchronized (lock) {
+                    if (owner) {
+                        transmitting = false;
+                        transmitter = null;
+                        owner = false;
+                    }
+                    while (jobs.isEmpty() || transmitting) {
+                        lock.wait();
+                    }
+                    transmitting = true;
+                    transmitter = tx;
+                    owner = true;
                 }
-                switch (job) {
-                    case TerminateJob t -> {
-                        abandonBatch();
-                        writer.terminate(t.cause());
-                        return;
-                    }
-                    case StopJob s -> {
-                        return;
-                    }
-                    case ResponseJob r -> {
-                        // the request leaves the IRD count when its response starts: the peer can only
-                        // see the response's end, and send its next request, after that
-                        inboundReadsInFlight.decrementAndGet();
-                        if (state != State.CONNECTED) {
-                            continue;
-                        }
-                        writer.tagged(Rdmap.OP_READ_RESPONSE, r.sinkStag(), r.sinkTo(), List.of(r.source()));
-                    }
-                    case WrJob w -> {
-                        if (state != State.CONNECTED) {
-                            complete(w.wr(), WcStatus.WR_FLUSH_ERROR);
-                            continue;
-                        }
-                        try {
-                            transmit(w.wr());
-                        } catch (IOException | InterruptedException e) {
-                            // the connection ended under this request: it is flushed like the rest,
-                            // after those gathered before it
-                            abandonBatch();
-                            if (!isQueuedRead(w.wr())) {
-                                complete(w.wr(), WcStatus.WR_FLUSH_ERROR);
-                            }
-                            throw e;
-                        }
-                    }
+                if (!drain(false)) {
+                    return;
                 }
             }
         } catch (IOException e) {
@@ -245,11 +293,68 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            abandonBatch();
+            if (owner) {
+                abandonBatch();
+            }
             if (state != State.CONNECTED) {
                 closeChannel();
             }
         }
+    }
+
+    /**
+     * Runs queued work while the caller owns the writer, until the queue runs empty (then what was
+     * gathered goes out in one write) or, {@code inline}, until work only the transmit thread does.
+     * False once the transmit side has ended (a Terminate was written, or the channel closed).
+     */
+    private boolean drain(boolean inline) throws IOException, InterruptedException {
+        while (true) {
+            Job job;
+            synchronized (lock) {
+                job = jobs.peekFirst();
+                if (job == null || inline && !inlineable(job)) {
+                    break;
+                }
+                jobs.pollFirst();
+            }
+            switch (job) {
+                case TerminateJob t -> {
+                    abandonBatch();
+                    writer.terminate(t.cause());
+                    return false;
+                }
+                case StopJob s -> {
+                    return false;
+                }
+                case ResponseJob r -> {
+                    // the request leaves the IRD count when its response starts: the peer can only
+                    // see the response's end, and send its next request, after that
+                    inboundReadsInFlight.decrementAndGet();
+                    if (state == State.CONNECTED) {
+                        writer.tagged(Rdmap.OP_READ_RESPONSE, r.sinkStag(), r.sinkTo(), List.of(r.source()));
+                    }
+                }
+                case WrJob w -> {
+                    if (state != State.CONNECTED) {
+                        complete(w.wr(), WcStatus.WR_FLUSH_ERROR);
+                        continue;
+                    }
+                    try {
+                        transmit(w.wr());
+                    } catch (IOException | InterruptedException e) {
+                        // the connection ended under this request: it is flushed like the rest,
+                        // after those gathered before it
+                        abandonBatch();
+                        if (!isQueuedRead(w.wr())) {
+                            complete(w.wr(), WcStatus.WR_FLUSH_ERROR);
+                        }
+                        throw e;
+                    }
+                }
+            }
+        }
+        flushBatch();
+        return true;
     }
 
     /**
@@ -361,7 +466,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
         sendsInFlight.decrementAndGet();
         WorkCompletion wc = WorkCompletion.forSend(wr, status, this);
         // a success on this pair's own threads (no lock held here) is delivered on the spot
-        boolean offered = status == WcStatus.SUCCESS && onOwnThread() ? sendCq().offerInline(wc) : sendCq().offer(wc);
+        boolean offered = status == WcStatus.SUCCESS && deliversInline() ? sendCq().offerInline(wc) : sendCq().offer(wc);
         if (!offered && status == WcStatus.SUCCESS) {
             fail("send completion queue overrun", null);
         }
@@ -510,7 +615,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
             }
             expectedReadMsn++;
             inboundReadsInFlight.incrementAndGet();
-            jobs.add(new ResponseJob(MemorySegment.NULL, sinkStag, sinkTo));
+            enqueue(new ResponseJob(MemorySegment.NULL, sinkStag, sinkTo), true);
             rtrReceived.countDown();
             return;
         }
@@ -525,7 +630,7 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
             device.countViolation();
             throw new TerminateException(remoteProtection(c.error(), c.reason()));
         }
-        jobs.add(new ResponseJob(c.memory(), sinkStag, sinkTo));
+        enqueue(new ResponseJob(c.memory(), sinkStag, sinkTo), true);
     }
 
     @Override
@@ -593,10 +698,13 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
                 inbound = null;
             }
         }
-        List<Job> pending = new ArrayList<>();
-        jobs.drainTo(pending);
+        List<Job> pending;
+        synchronized (lock) {
+            pending = new ArrayList<>(jobs);
+            jobs.clear();
+        }
         if (terminate != null) {
-            jobs.add(new TerminateJob(terminate));
+            enqueue(new TerminateJob(terminate), true);
         } else {
             closeChannel();
         }
@@ -638,7 +746,12 @@ final class SoftIwarpQueuePair implements QueuePair, FpduReader.Placement {
         } catch (IOException e) {
             log.debug("closing {}", remote, e);
         }
-        jobs.add(new StopJob());
+        enqueue(new StopJob(), true);
+    }
+
+    /** This pair's threads, and a worker transmitting in {@link #doorbell}, deliver successes inline (they hold no lock then). */
+    private boolean deliversInline() {
+        return onOwnThread() || Thread.currentThread() == transmitter;
     }
 
     private boolean onOwnThread() {

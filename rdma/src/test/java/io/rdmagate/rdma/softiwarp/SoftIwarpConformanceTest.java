@@ -29,4 +29,9 @@ class SoftIwarpConformanceTest extends AbstractVerbsConformanceTest {
     protected boolean remoteErrorsCompleteTheRequest() {
         return false;
     }
+
+    @Override
+    protected boolean doorbellTransmitsOnTheCaller() {
+        return true;
+    }
 }

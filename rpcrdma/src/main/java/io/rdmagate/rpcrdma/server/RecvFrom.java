@@ -187,7 +187,7 @@ final class RecvFrom {
                     new Sge(m.segment().address(), (int) m.length(), mr.lkey()));
             chain.add(k == n - 1 ? read : read.unsignaled());
         }
-        conn.postChain(chain, pc);
+        conn.postChainFromHandler(chain, pc);
     }
 
     /** The call as one composite view over the receive buffer and the chunk buffers. */

@@ -18,7 +18,9 @@ import java.util.Map;
  * signaled; the Send Queue runs in order, so its completion means the whole chain is done and
  * gives back every entry the chain took. A chain that fits is posted at once from the thread
  * that submits it; one that does not waits here, in submission order, and is posted by the
- * completion that frees its room. No thread ever waits for Send Queue space, so the completion
+ * completion that frees its room. Posting only queues; the doorbell is rung after this queue's
+ * lock is released, by a worker with leave to transmit its chain on its own thread (soft iWARP
+ * then writes the reply to the socket from the worker), by a completion handler without. No thread ever waits for Send Queue space, so the completion
  * handlers that submit (the RDMA Reads of a call that just arrived) never block.
  *
  * <p>Thread-safe. The chain's context hears of its end exactly once: {@code completed} when the
@@ -77,10 +79,12 @@ final class SendQueue {
      * chain can never be posted (closed, longer than the queue, or the post failed): the connection
      * is closed and the chain's context told.
      */
-    boolean submit(Chain chain) {
+    boolean submit(Chain chain, boolean fromWorker) {
         List<Chain> failed = new ArrayList<>(1);
         boolean ok;
+        QueuePair ring;
         synchronized (this) {
+            ring = qp;
             if (closed || chain.wrs().size() > depth) {
                 failed.add(chain);
                 ok = false;
@@ -92,6 +96,9 @@ final class SendQueue {
             }
         }
         fail(failed);
+        if (ring != null) {
+            ring.doorbell(fromWorker); // no lock held: a worker may transmit its chain itself
+        }
         return ok;
     }
 
@@ -102,6 +109,7 @@ final class SendQueue {
     void completed(WorkCompletion wc) {
         Chain done;
         List<Chain> failed = new ArrayList<>(0);
+        boolean postedAny = false;
         synchronized (this) {
             done = posted.remove(wc.wrId());
             if (done != null) {
@@ -111,7 +119,11 @@ final class SendQueue {
                 if (!post(waiting.pollFirst(), failed)) {
                     break;
                 }
+                postedAny = true;
             }
+        }
+        if (postedAny) {
+            qp.doorbell(false); // a completion handler never transmits: the provider's thread does
         }
         if (done != null) {
             if (wc.ok()) {
@@ -153,13 +165,16 @@ final class SendQueue {
         gone.forEach(c -> c.ctx().abandoned());
     }
 
-    /** Posts every work request of {@code chain}, holding the lock so chains never interleave. */
+    /**
+     * Queues every work request of {@code chain} on the queue pair, holding the lock so chains never
+     * interleave; the caller rings the doorbell once it holds no lock.
+     */
     private boolean post(Chain chain, List<Chain> failed) {
         available -= chain.wrs().size();
         posted.put(chain.lastWrId(), chain);
         try {
             for (SendWr wr : chain.wrs()) {
-                qp.postSend(wr);
+                qp.postSendDeferred(wr);
             }
             return true;
         } catch (RdmaException | RuntimeException e) {

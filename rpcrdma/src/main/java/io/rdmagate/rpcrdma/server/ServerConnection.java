@@ -244,15 +244,25 @@ final class ServerConnection {
 
     /**
      * Posts a chain (only its last work request signaled) whose end goes to {@code ctx}, now or
-     * when the Send Queue has room ({@link SendQueue}); never waits. False when the connection is
-     * gone (the context has been told).
+     * when the Send Queue has room ({@link SendQueue}); never waits for room. From a worker, which
+     * may transmit the chain on its own thread. False when the connection is gone (the context
+     * has been told).
      */
     boolean postChain(List<SendWr> wrs, WorkContext ctx) {
+        return postChain(wrs, ctx, true);
+    }
+
+    /** {@link #postChain} from a completion handler: the provider's own thread transmits. */
+    boolean postChainFromHandler(List<SendWr> wrs, WorkContext ctx) {
+        return postChain(wrs, ctx, false);
+    }
+
+    private boolean postChain(List<SendWr> wrs, WorkContext ctx, boolean fromWorker) {
         if (closed.get()) {
             ctx.abandoned();
             return false;
         }
-        return sendQueue.submit(new SendQueue.Chain(wrs, ctx));
+        return sendQueue.submit(new SendQueue.Chain(wrs, ctx), fromWorker);
     }
 
     long nextWrId() {

@@ -26,6 +26,10 @@ class SendQueueTest {
     /** Posts are recorded; the queue pair refuses more than its depth outstanding, as a real one does. */
     private static final class RecordingQueuePair implements QueuePair {
         final List<SendWr> posted = new ArrayList<>();
+        /** Posted but not yet transmitted: the doorbell has not rung since. */
+        final List<SendWr> queued = new ArrayList<>();
+        /** Each doorbell, with whether the caller may transmit on its own thread. */
+        final List<Boolean> rings = new ArrayList<>();
         final int depth;
         int outstanding;
         boolean failNext;
@@ -48,6 +52,20 @@ class SendQueueTest {
             }
             outstanding++;
             posted.add(wr);
+        }
+
+        @Override
+        public synchronized void postSendDeferred(SendWr wr) throws RdmaException {
+            postSend(wr);
+            posted.remove(posted.size() - 1);
+            queued.add(wr);
+        }
+
+        @Override
+        public synchronized void doorbell(boolean transmitHere) {
+            rings.add(transmitHere);
+            posted.addAll(queued);
+            queued.clear();
         }
 
         synchronized void retire(int n) {
@@ -133,11 +151,12 @@ class SendQueueTest {
         SendQueue.Chain b = reply(1, second);
         SendQueue.Chain c = reply(0, third);
 
-        assertTrue(sq.submit(a));
-        assertTrue(sq.submit(b), "a chain without room is accepted, not refused or waited for");
-        assertTrue(sq.submit(c), "a chain behind a waiting one waits too, even if it would fit");
+        assertTrue(sq.submit(a, true));
+        assertTrue(sq.submit(b, true), "a chain without room is accepted, not refused or waited for");
+        assertTrue(sq.submit(c, true), "a chain behind a waiting one waits too, even if it would fit");
         assertEquals(3, qp.posted.size(), "only the first chain is on the queue pair");
         assertEquals(2, sq.waiting());
+        assertEquals(List.of(true, true, true), qp.rings, "a worker's submission rings with leave to transmit");
 
         qp.retire(3);
         sq.completed(done(a, WcStatus.SUCCESS));
@@ -147,6 +166,9 @@ class SendQueueTest {
                 c.wrs().get(0)), qp.posted, "chains go out whole and in submission order");
         assertEquals(1, sq.available());
         assertEquals(0, failures.get());
+        assertEquals(List.of(true, true, true, false), qp.rings,
+                "a completion that posts waiting chains rings once, leaving the transmission to the provider");
+        assertEquals(List.of(), qp.queued);
 
         qp.retire(3);
         sq.completed(done(b, WcStatus.SUCCESS));
@@ -163,7 +185,7 @@ class SendQueueTest {
         sq.attach(qp);
         Ends ends = new Ends();
         SendQueue.Chain a = reply(2, ends);
-        assertTrue(sq.submit(a));
+        assertTrue(sq.submit(a, true));
         // a queue pair in error flushes every work request, the unsignaled ones too
         for (SendWr wr : a.wrs()) {
             sq.completed(WorkCompletion.forSend(wr, WcStatus.WR_FLUSH_ERROR, null));
@@ -182,12 +204,12 @@ class SendQueueTest {
         Ends posted = new Ends();
         Ends waiting = new Ends();
         Ends late = new Ends();
-        assertTrue(sq.submit(reply(1, posted)));
-        assertTrue(sq.submit(reply(1, waiting)));
+        assertTrue(sq.submit(reply(1, posted), true));
+        assertTrue(sq.submit(reply(1, waiting), true));
         sq.close();
         assertEquals(1, posted.abandoned.get());
         assertEquals(1, waiting.abandoned.get());
-        assertFalse(sq.submit(reply(0, late)));
+        assertFalse(sq.submit(reply(0, late), true));
         assertEquals(1, late.abandoned.get());
     }
 
@@ -204,13 +226,13 @@ class SendQueueTest {
                 super.abandoned();
             }
         };
-        assertFalse(sq.submit(reply(4, tooLong)), "five work requests never fit a queue of four");
+        assertFalse(sq.submit(reply(4, tooLong), true), "five work requests never fit a queue of four");
         assertEquals(List.of("disconnect", "abandoned"), order);
         assertTrue(qp.posted.isEmpty());
 
         Ends refused = new Ends();
         qp.failNext = true;
-        assertFalse(sq.submit(reply(0, refused)));
+        assertFalse(sq.submit(reply(0, refused), true));
         assertEquals(1, refused.abandoned.get());
         assertEquals(4, sq.available(), "a chain that was not posted holds no entries");
     }
