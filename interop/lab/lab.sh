@@ -16,7 +16,8 @@
 #                                     boot once with rdmagate running in the guest and compare it
 #                                     with knfsd over RPC-over-RDMA on the same siw link, through
 #                                     the kernel client (job/bench-nfs-rdma.sh); prints a table;
-#                                     VERS 3 (default) or 4.1
+#                                     VERS 3 (default) or 4.1; BENCH_JFR=1 records the gateway
+#                                     with JFR (the job directory's rdmagate.jfr)
 #   lab.sh clean                      remove cached images other than the current one, and
 #                                     leftover work directories (while no build runs)
 #
@@ -104,7 +105,8 @@ case $cmd in
         tr ':' '\n' < "$repo/bench/target/classpath.txt" | while read -r e; do
             [ -f "$e" ] && cp "$e" "$job/cp/"
         done
-        printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\nBENCH_VERS=%s\n' "${1:-256}" "${2:-20}" "${3:-3}" > "$job/env"
+        printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\nBENCH_VERS=%s\nBENCH_JFR=%s\n' "${1:-256}" "${2:-20}" "${3:-3}" \
+            "${BENCH_JFR:-0}" > "$job/env"
         echo "lab.sh: job directory $job" >&2
         set +e
         "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout 3000
@@ -114,7 +116,7 @@ case $cmd in
         awk '$1 == "BENCH" { v[$2 " " $3] = $4; s[$2] = 1; f[$3] = 1 }
             END {
                 print ""; print "| figure | knfsd | rdmagate | rdmagate / knfsd |"; print "|---|---:|---:|---:|"
-                n = split("write-MBps read-MBps randread-IOPS", order, " ")
+                n = split("write-MBps read-MBps randread-IOPS randread-cpu-us-per-read", order, " ")
                 for (i = 1; i <= n; i++) {
                     k = v["knfsd " order[i]]; r = v["rdmagate " order[i]]
                     printf "| %s | %s | %s | %s |\n", order[i], k, r, (k > 0 ? sprintf("%.2f", r / k) : "")
