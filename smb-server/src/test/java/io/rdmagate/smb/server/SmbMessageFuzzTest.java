@@ -176,6 +176,76 @@ class SmbMessageFuzzTest {
     }
 
     /** Mutates mostly the body (from {@code body}), sometimes the header (NextCommand makes compounds). */
+    /**
+     * MS-SMB2 2.2.41 transform messages on a logged-on SMB 3 session, every header field mutated
+     * (OriginalMessageSize against the length, Flags, SessionId of this session or none, a cut
+     * header) over a ciphertext that cannot authenticate; 2.2.42 compression transforms, which the
+     * server does not negotiate; and SMB1 negotiates with mutated bodies. A transform that does not
+     * decrypt ends the connection (3.3.5.2.1), whatever its sizes claim; nothing throws, and a new
+     * client is served afterwards.
+     */
+    @Test
+    void mutatedTransformCompressionAndSmb1FramesAreRefused() throws Exception {
+        int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 6000) / 8;
+        Random rnd = new Random(0x7ea45L);
+        long before = server.server.internalErrors();
+        Map<String, Integer> outcomes = new TreeMap<>();
+        byte[] smb1 = smb1Negotiate();
+        for (int round = 0; round < rounds; round++) {
+            int kind = rnd.nextInt(4);
+            try (RawSmbClient c = new RawSmbClient(server.port())) {
+                if (kind < 3) {
+                    c.dialect = 0x302;
+                    c.logon();
+                }
+                byte[] frame = switch (kind) {
+                    case 0, 1 -> transform(rnd, c.sessionId(), 0x424D53FD);
+                    case 2 -> transform(rnd, c.sessionId(), 0x424D53FC);
+                    default -> mutate(smb1, rnd, 32); // the first SMB1 frame of a connection
+                };
+                c.sendFrame(frame);
+                String what = kind < 2 ? "transform" : kind == 2 ? "compression" : "smb1";
+                // an SMB1 negotiate may be answered: an ECHO behind it tells an open connection from a closed one
+                boolean closed = kind < 3 ? c.endsWithin(WAIT.toMillis() * 5) : c.closedByServer(WAIT.toMillis() * 5);
+                if (kind < 3) {
+                    assertTrue(closed, "a " + what + " message that cannot decrypt ends the connection");
+                }
+                outcomes.merge(what + (closed ? " closed" : " answered"), 1, Integer::sum);
+            }
+        }
+        System.out.printf("SmbMessageFuzzTest: %d transform, compression and SMB1 frames, outcomes %s%n", rounds, outcomes);
+        assertEquals(before, server.server.internalErrors(), "no frame made the server throw");
+        try (RawSmbClient fresh = new RawSmbClient(server.port()).logon()) {
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(fresh.call(Smb2Command.ECHO, msg(4, 4))));
+        }
+    }
+
+    /** A transform (or compression transform) header and a body that cannot authenticate, fields mutated. */
+    private static byte[] transform(Random rnd, long sessionId, int protocolId) {
+        int body = new int[] {0, 1, 16, 64, 68, 200, 4096, 70000}[rnd.nextInt(8)];
+        ByteBuffer m = ByteBuffer.allocate(52 + body).order(ByteOrder.LITTLE_ENDIAN);
+        m.putInt(0, protocolId);
+        for (int i = 4; i < m.limit(); i++) {
+            m.put(i, (byte) rnd.nextInt(256));
+        }
+        long[] sizes = {body, 0, 1, body - 1L, body + 1L, 64, 0x7fffffffL, 0xffffffffL};
+        m.putInt(36, (int) sizes[rnd.nextInt(rnd.nextInt(3) == 0 ? sizes.length : 1)]);
+        m.putShort(40, (short) 0);
+        m.putShort(42, (short) (rnd.nextInt(4) == 0 ? rnd.nextInt(4) : 1));
+        m.putLong(44, rnd.nextInt(4) == 0 ? rnd.nextLong() : sessionId);
+        byte[] out = m.array();
+        return rnd.nextInt(10) == 0 ? Arrays.copyOf(out, rnd.nextInt(Math.min(out.length, 60))) : out;
+    }
+
+    /** An SMB1 NEGOTIATE offering "SMB 2.002" and "SMB 2.???" (MS-SMB2 3.3.5.3.1). */
+    private static byte[] smb1Negotiate() {
+        byte[] dialects = "\u0002NT LM 0.12\0\u0002SMB 2.002\0\u0002SMB 2.???\0".getBytes(StandardCharsets.ISO_8859_1);
+        ByteBuffer m = ByteBuffer.allocate(32 + 3 + dialects.length).order(ByteOrder.LITTLE_ENDIAN);
+        m.putInt(0, 0x424D53FF).put(4, (byte) 0x72);
+        m.put(32, (byte) 0).putShort(33, (short) dialects.length).put(35, dialects);
+        return m.array();
+    }
+
     private static byte[] mutate(byte[] seed, Random rnd, int body) {
         byte[] m = seed.clone();
         int mutations = 1 + rnd.nextInt(3);
