@@ -171,7 +171,9 @@ final class SoftIwarpListener implements RdmaListener {
                 rtr = (req.rtrBits() & MpaFrame.V2_WRITE_RTR) != 0 ? MpaFrame.V2_WRITE_RTR
                         : (req.rtrBits() & MpaFrame.V2_READ_RTR) != 0 ? MpaFrame.V2_READ_RTR : 0;
                 if (rtr == 0) {
-                    reject(new byte[0]);
+                    // answered already (above): the reject is sent here, not through reject(), which
+                    // would see the request answered and leave the socket open until the deadline
+                    sendReject(new byte[0]);
                     throw new RdmaException("peer-to-peer request without an RTR type this provider supports");
                 }
             }
@@ -192,9 +194,13 @@ final class SoftIwarpListener implements RdmaListener {
 
         @Override
         public void reject(byte[] privateData) {
-            if (!answered.compareAndSet(false, true)) {
-                return;
+            if (answered.compareAndSet(false, true)) {
+                sendReject(privateData);
             }
+        }
+
+        /** An MPA Reply with the Reject flag (RFC 5044 §7.1.1), then the socket is closed. */
+        private void sendReject(byte[] privateData) {
             try {
                 byte[] pd = privateData.length > device.limits().maxPrivateDataBytes() ? new byte[0] : privateData;
                 MpaHandshake.write(ch, MpaFrame.encode(false, false, true, req.enhanced(), pd, 0, 0, false, 0));
