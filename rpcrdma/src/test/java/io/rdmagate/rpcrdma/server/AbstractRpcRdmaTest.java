@@ -97,6 +97,18 @@ abstract class AbstractRpcRdmaTest {
         return out;
     }
 
+    /** A real client connects to {@code server} and an echo of {@code length} bytes comes back: it is serving. */
+    static void assertEchoServed(RdmaDevice clientDevice, RpcRdmaServer server, int length, String when) throws Exception {
+        try (RpcRdmaClient client = RpcRdmaClient.connect(clientDevice, server.localAddress())) {
+            ByteBuf b = Unpooled.buffer();
+            CallHeaders.write(b, client.nextXid(), EchoProgram.PROGRAM, 1, EchoProgram.GET, Credentials.NONE);
+            b.writeInt(length);
+            byte[] m = new byte[b.readableBytes()];
+            b.readBytes(m);
+            assertEquals(length, success(client.call(Call.of(m))).readOpaque(100).length, "a real client is served " + when);
+        }
+    }
+
     static XdrDecoder success(Reply r) throws Exception {
         XdrDecoder d = new XdrDecoder(Unpooled.wrappedBuffer(r.message()));
         ReplyHeader h = ReplyHeader.decode(d);

@@ -3,15 +3,9 @@ package io.rdmagate.rpcrdma.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import io.rdmagate.oncrpc.rpc.Credentials;
 import io.rdmagate.oncrpc.server.RpcDispatcher;
-import io.rdmagate.oncrpc.rpc.CallHeaders;
 import io.rdmagate.rdma.softiwarp.SoftIwarpDevice;
-import io.rdmagate.rpcrdma.client.RpcRdmaClient;
-import io.rdmagate.rpcrdma.client.RpcRdmaClient.Call;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -59,7 +53,7 @@ class MpaFloodTest {
                     answered++;
                 }
                 if (i == FLOOD / 2) {
-                    assertServed(clientDevice, server, "in the middle of the flood");
+                    AbstractRpcRdmaTest.assertEchoServed(clientDevice, server, 33, "in the middle of the flood");
                 }
                 if (i % 100 == 99) {
                     peakThreads = Math.max(peakThreads, ManagementFactory.getThreadMXBean().getThreadCount());
@@ -72,7 +66,7 @@ class MpaFloodTest {
             // two threads per queue pair, for at most the bound's queue pairs, and some to spare
             assertTrue(peakThreads <= threadsBefore + 2 * bound + 64,
                     "threads peaked at " + peakThreads + " from " + threadsBefore);
-            assertServed(clientDevice, server, "after the flood");
+            AbstractRpcRdmaTest.assertEchoServed(clientDevice, server, 33, "after the flood");
             echo.opened.clear(); // the test program's own record of every connection, not the server's
             echo.closed.clear();
             long heapGrowth = heapAfterGc() - heapBefore;
@@ -123,17 +117,5 @@ class MpaFloodTest {
             }
         }
         return (h.get(16) & 0x20) == 0;
-    }
-
-    private static void assertServed(SoftIwarpDevice clientDevice, RpcRdmaServer server, String when) throws Exception {
-        try (RpcRdmaClient client = RpcRdmaClient.connect(clientDevice, server.localAddress())) {
-            ByteBuf b = Unpooled.buffer();
-            CallHeaders.write(b, client.nextXid(), EchoProgram.PROGRAM, 1, EchoProgram.GET, Credentials.NONE);
-            b.writeInt(33);
-            byte[] m = new byte[b.readableBytes()];
-            b.readBytes(m);
-            assertEquals(33, AbstractRpcRdmaTest.success(client.call(Call.of(m))).readOpaque(100).length,
-                    "a real client is served " + when);
-        }
     }
 }

@@ -3,19 +3,13 @@ package io.rdmagate.rpcrdma.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import io.rdmagate.oncrpc.rpc.CallHeaders;
-import io.rdmagate.oncrpc.rpc.Credentials;
 import io.rdmagate.oncrpc.server.RpcDispatcher;
 import io.rdmagate.rdma.softiwarp.SoftIwarpDevice;
-import io.rdmagate.rpcrdma.client.RpcRdmaClient;
-import io.rdmagate.rpcrdma.client.RpcRdmaClient.Call;
 import io.rdmagate.rpcrdma.header.ConnectPrivateData;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -84,7 +78,7 @@ class MpaHandshakeFuzzTest {
             assertEquals(0, server.connectionCount(), "every accepted connection is gone with its client's socket");
             AbstractRpcRdmaTest.waitFor(() -> server.pool().leasedBytes() == 0);
             assertEquals(0, server.pool().leasedBytes(), "every pool lease is back");
-            assertServed(clientDevice, server);
+            AbstractRpcRdmaTest.assertEchoServed(clientDevice, server, 17, "after the campaign");
             assertEquals(0, escaped.get(), "no exception escaped a thread");
         } finally {
             Thread.setDefaultUncaughtExceptionHandler(previous);
@@ -154,18 +148,6 @@ class MpaHandshakeFuzzTest {
             throw new AssertionError("no answer within " + ANSWER + " to " + HexFormat.of().formatHex(frame), e);
         } catch (java.io.IOException reset) {
             return "closed";
-        }
-    }
-
-    private static void assertServed(SoftIwarpDevice clientDevice, RpcRdmaServer server) throws Exception {
-        try (RpcRdmaClient client = RpcRdmaClient.connect(clientDevice, server.localAddress())) {
-            ByteBuf b = Unpooled.buffer();
-            CallHeaders.write(b, client.nextXid(), EchoProgram.PROGRAM, 1, EchoProgram.GET, Credentials.NONE);
-            b.writeInt(17);
-            byte[] m = new byte[b.readableBytes()];
-            b.readBytes(m);
-            assertEquals(17, AbstractRpcRdmaTest.success(client.call(Call.of(m))).readOpaque(100).length,
-                    "a real client is served after the campaign");
         }
     }
 }
