@@ -25,18 +25,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One accepted RPC-over-RDMA connection: its queue pair, receive and send buffers (registered
- * once, for the life of the connection), its I/O pool account, and the work requests in flight.
+ * One accepted RPC-over-RDMA connection, as svcrdma's svc_rdma_transport.c: its queue pair,
+ * receive and send buffers (registered once, for the life of the connection), its I/O pool
+ * account, and the calls in flight.
+ *
+ * <p>Operation: {@link RpcRdmaServer} builds it when a connect request passes the connection
+ * bound, posts its receives in the accept's setup (before the client can send) and attaches the
+ * queue pair. A receive completion goes to {@link RecvFrom} on the provider's thread; the call is
+ * dispatched on a virtual thread; its reply goes out through {@link SendTo} and the {@link SendQueue},
+ * rung from that worker, which may write it to the wire itself; send completions come back to the
+ * Send Queue. A failed completion, a client over its credits, or the server's eviction closes the
+ * connection: the queue pair flushes, every chain still posted or waiting is abandoned (its
+ * context releases what it holds), the dispatcher hears of the close, and the buffers are freed
+ * once no call is being dispatched any more.
  *
  * <p>Credits (RFC 8166 §3.3.1): {@code credits + 1} receives are posted before the client learns
  * of the accept; the spare one lets a client that exceeds its credits be seen here and
  * disconnected rather than fault the queue pair. One more receive per reverse-direction credit
- * waits for the replies to the server's own calls ({@link RdmaBackchannel}, RFC 8167). The credit value granted in each reply is what
- * the posted receives cover: it drops when a receive could not be re-posted.
- *
- * <p>Every work request's context sits in a table under its wrId; whoever removes it (its
- * completion, or the disconnect) releases what it holds, exactly once. The buffers are freed when
- * the connection is closed and no call is being dispatched any more.
+ * waits for the replies to the server's own calls ({@link RdmaBackchannel}, RFC 8167). The credit
+ * value granted in each reply is what the posted receives cover: it drops when a receive could not
+ * be re-posted.
  */
 final class ServerConnection {
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);

@@ -66,7 +66,8 @@ public final class Nfs4State {
     private final Map<Long, ClientRecord> clients = new HashMap<>();
     private final Map<ByteBuffer, ClientRecord> confirmedByOwner = new HashMap<>();
     private final Map<ByteBuffer, ClientRecord> unconfirmedByOwner = new HashMap<>();
-    private final Map<ByteBuffer, Session> sessions = new HashMap<>();
+    /** Read without this object's lock on every SEQUENCE; changed under it. */
+    private final Map<ByteBuffer, Session> sessions = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<ByteBuffer, OpenState> opens = new HashMap<>();
     private final Map<ByteBuffer, LockState> locks = new HashMap<>();
     /** Releases what the vfs holds for a client that goes (its byte-range locks). */
@@ -348,8 +349,8 @@ public final class Nfs4State {
 
     // ------------------------------------------------------------------ sessions
 
-    /** The session of {@code id}; NFS4ERR_BADSESSION when there is none. */
-    public synchronized Session session(byte[] id) throws Nfs4Exception {
+    /** The session of {@code id}; NFS4ERR_BADSESSION when there is none. Takes no lock. */
+    public Session session(byte[] id) throws Nfs4Exception {
         Session s = sessions.get(ByteBuffer.wrap(id));
         if (s == null) {
             throw new Nfs4Exception(NFS4ERR_BADSESSION, "no session " + java.util.HexFormat.of().formatHex(id));
@@ -358,43 +359,54 @@ public final class Nfs4State {
     }
 
     /** The last sequence id slot {@code slot} of session {@code id} took (for tests and diagnostics). */
-    public synchronized int sessionSlotSeqid(byte[] id, int slot) {
+    public int sessionSlotSeqid(byte[] id, int slot) {
         Session s = sessions.get(ByteBuffer.wrap(id));
-        return s == null ? 0 : s.slots()[slot].seqid;
+        if (s == null) {
+            return 0;
+        }
+        synchronized (s.slots()[slot]) {
+            return s.slots()[slot].seqid;
+        }
     }
 
-    /** SEQUENCE (§18.46.4) on a slot. */
-    public synchronized SequenceOutcome sequence(byte[] sessionId, int seqid, int slotId, long now)
-            throws Nfs4Exception {
+    /**
+     * SEQUENCE (§18.46.4) on a slot. Only the slot is locked: the requests of a session's slots, and
+     * of other sessions, go through side by side, as the slot table is meant for (§2.10.6).
+     */
+    public SequenceOutcome sequence(byte[] sessionId, int seqid, int slotId, long now) throws Nfs4Exception {
         Session s = session(sessionId);
         if (slotId < 0 || slotId >= s.slots().length) {
             throw new Nfs4Exception(NFS4ERR_BADSLOT, "slot " + slotId + " of " + s.slots().length);
         }
         Slot slot = s.slots()[slotId];
-        if (seqid == slot.seqid && (slot.inUse || slot.sequenceResult != null)) {
-            if (slot.inUse) {
-                throw new Nfs4Exception(NFS4ERR_DELAY, "slot " + slotId + " is still serving that request");
+        synchronized (slot) {
+            if (seqid == slot.seqid && (slot.inUse || slot.sequenceResult != null)) {
+                if (slot.inUse) {
+                    throw new Nfs4Exception(NFS4ERR_DELAY, "slot " + slotId + " is still serving that request");
+                }
+                s.client().renewedNanos = now;
+                return new Replay(slot.reply, slot.sequenceResult);
             }
-            s.client().renewedNanos = now;
-            return new Replay(slot.reply, slot.sequenceResult);
+            if (seqid != slot.seqid + 1) {
+                throw new Nfs4Exception(NFS4ERR_SEQ_MISORDERED, "slot " + slotId + " seqid "
+                        + Integer.toUnsignedString(seqid) + " after " + Integer.toUnsignedString(slot.seqid));
+            }
+            slot.seqid = seqid;
+            slot.inUse = true;
+            slot.reply = null;
+            slot.sequenceResult = null;
         }
-        if (seqid != slot.seqid + 1) {
-            throw new Nfs4Exception(NFS4ERR_SEQ_MISORDERED, "slot " + slotId + " seqid " + Integer.toUnsignedString(seqid)
-                    + " after " + Integer.toUnsignedString(slot.seqid));
-        }
-        slot.seqid = seqid;
-        slot.inUse = true;
-        slot.reply = null;
-        slot.sequenceResult = null;
         s.client().renewedNanos = now;
         return new NewRequest(s, slot);
     }
 
     /** The request on {@code slot} was answered: keeps its reply (null: not kept) and frees the slot. */
-    public synchronized void finish(Slot slot, byte[] sequenceResult, byte[] reply) {
-        slot.sequenceResult = sequenceResult;
-        slot.reply = reply;
-        slot.inUse = false;
+    public void finish(Slot slot, byte[] sequenceResult, byte[] reply) {
+        synchronized (slot) {
+            slot.sequenceResult = sequenceResult;
+            slot.reply = reply;
+            slot.inUse = false;
+        }
     }
 
     // ------------------------------------------------------------------ opens
