@@ -69,6 +69,8 @@ public final class Nfs4State {
     /** Read without this object's lock on every SEQUENCE; changed under it. */
     private final Map<ByteBuffer, Session> sessions = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<ByteBuffer, OpenState> opens = new HashMap<>();
+    /** The same opens by file, so an OPEN looks at the opens of its file only. */
+    private final Map<FileKey, List<OpenState>> opensByFile = new HashMap<>();
     private final Map<ByteBuffer, LockState> locks = new HashMap<>();
     /** Releases what the vfs holds for a client that goes (its byte-range locks). */
     private volatile java.util.function.Consumer<ClientRecord> onDrop = c -> {
@@ -342,7 +344,13 @@ public final class Nfs4State {
             sessions.remove(ByteBuffer.wrap(s.id()));
         }
         c.sessions.clear();
-        opens.values().removeIf(o -> o.client == c);
+        for (java.util.Iterator<OpenState> it = opens.values().iterator(); it.hasNext(); ) {
+            OpenState o = it.next();
+            if (o.client == c) {
+                it.remove();
+                unindex(o);
+            }
+        }
         locks.values().removeIf(l -> l.open.client == c);
         onDrop.accept(c);
     }
@@ -419,10 +427,7 @@ public final class Nfs4State {
     public synchronized OpenState open(ClientRecord c, byte[] owner, Target file, int access, int deny)
             throws Nfs4Exception {
         OpenState mine = null;
-        for (OpenState o : opens.values()) {
-            if (!sameFile(o.file, file)) {
-                continue;
-            }
+        for (OpenState o : opensByFile.getOrDefault(FileKey.of(file), List.of())) {
             if (o.client == c && Arrays.equals(o.owner, owner)) {
                 mine = o;
                 continue;
@@ -445,7 +450,23 @@ public final class Nfs4State {
         o.access = access;
         o.deny = deny;
         opens.put(ByteBuffer.wrap(other), o);
+        opensByFile.computeIfAbsent(FileKey.of(file), k -> new ArrayList<>(2)).add(o);
         return o;
+    }
+
+    /** An export's file, as the opens are indexed. */
+    private record FileKey(int export, long fileId) {
+        static FileKey of(Target t) {
+            return new FileKey(t.export().id(), t.handle().fileId());
+        }
+    }
+
+    private void unindex(OpenState o) {
+        FileKey k = FileKey.of(o.file);
+        List<OpenState> same = opensByFile.get(k);
+        if (same != null && same.remove(o) && same.isEmpty()) {
+            opensByFile.remove(k);
+        }
     }
 
     /**
@@ -479,16 +500,21 @@ public final class Nfs4State {
      * created when there is none yet.
      */
     public synchronized LockState lockState(OpenState open, byte[] ownerBytes) {
-        for (LockState l : locks.values()) {
-            if (l.open.client == open.client && l.open.file.handle().fileId() == open.file.handle().fileId()
-                    && l.open.file.export().id() == open.file.export().id() && Arrays.equals(l.ownerBytes, ownerBytes)) {
-                return l;
+        for (OpenState o : opensByFile.getOrDefault(FileKey.of(open.file), List.of())) {
+            if (o.client != open.client) {
+                continue;
+            }
+            for (LockState l : o.lockStates) {
+                if (Arrays.equals(l.ownerBytes, ownerBytes)) {
+                    return l;
+                }
             }
         }
         byte[] other = new byte[STATEID_OTHER_SIZE];
         ByteBuffer.wrap(other).putInt(bootId).putLong(nextState++);
         LockState l = new LockState(other, open, ownerBytes.clone());
         locks.put(ByteBuffer.wrap(other), l);
+        open.lockStates.add(l);
         return l;
     }
 
@@ -500,17 +526,12 @@ public final class Nfs4State {
     /** FREE_STATEID of a lock stateid whose owner holds no lock any more. */
     public synchronized void free(LockState l) {
         locks.remove(ByteBuffer.wrap(l.other));
+        l.open.lockStates.remove(l);
     }
 
     /** The lock states derived from an open (CLOSE releases them). */
     public synchronized List<LockState> locksOf(OpenState o) {
-        List<LockState> out = new ArrayList<>();
-        for (LockState l : locks.values()) {
-            if (l.open == o) {
-                out.add(l);
-            }
-        }
-        return out;
+        return new ArrayList<>(o.lockStates);
     }
 
     private static void checkSeqid(Stateid id, int current) throws Nfs4Exception {
@@ -560,7 +581,11 @@ public final class Nfs4State {
     /** CLOSE (§18.2): the open ends, and the lock states derived from it. */
     public synchronized void close(OpenState o) {
         opens.remove(ByteBuffer.wrap(o.other));
-        locks.values().removeIf(l -> l.open == o);
+        unindex(o);
+        for (LockState l : o.lockStates) {
+            locks.remove(ByteBuffer.wrap(l.other));
+        }
+        o.lockStates.clear();
     }
 
     /** TEST_STATEID (§18.48) of one stateid: NFS4_OK or its error. */
@@ -571,10 +596,6 @@ public final class Nfs4State {
         } catch (Nfs4Exception e) {
             return e.status();
         }
-    }
-
-    private static boolean sameFile(Target a, Target b) {
-        return a.export().id() == b.export().id() && a.handle().fileId() == b.handle().fileId();
     }
 
     /** Every open of a client (for tests and metrics). */

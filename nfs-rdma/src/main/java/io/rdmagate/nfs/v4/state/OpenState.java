@@ -14,6 +14,8 @@ public final class OpenState {
     int seqid = 1;
     int access;
     int deny;
+    /** The lock states derived from this open; under the state's lock. */
+    final java.util.List<LockState> lockStates = new java.util.ArrayList<>(0);
 
     OpenState(byte[] other, ClientRecord client, byte[] owner, Target file) {
         this.other = other;
