@@ -230,7 +230,11 @@ public final class RpcRdmaServer implements AutoCloseable {
                             + " from {} ({} closed so far)", options.maxConnections(), quiet.id(), request.remoteAddress(),
                             evicted.sum());
                 }
-                quiet.close(); // leaves the count at once
+                try {
+                    quiet.closeAndWait(); // leaves the count before the newcomer is counted
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
         if (open.get() > options.maxConnections()) {
@@ -294,7 +298,12 @@ public final class RpcRdmaServer implements AutoCloseable {
             listener.close();
         }
         for (ServerConnection c : connections) {
-            c.close();
+            try {
+                c.closeAndWait();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
         executor.shutdown();
         try {

@@ -39,13 +39,16 @@ final class SendQueue {
     private final Runnable onFailure;
     private final ArrayDeque<Chain> waiting = new ArrayDeque<>();
     private final Map<Long, Chain> posted = new HashMap<>();
+    /** Chains whose post failed, told at {@link #close}. */
+    private final List<Chain> unposted = new ArrayList<>(0);
     private QueuePair qp;
     private int available;
     private boolean closed;
 
     /**
-     * @param onFailure disconnects: run when a chain cannot be posted, before its context is told,
-     *                  so nothing the chain names is released while the queue pair may still use it
+     * @param onFailure disconnects: run when a chain cannot be posted; the chain's context is told
+     *                  at {@link #close}, which the connection calls once its queue pair is down, so
+     *                  nothing the chain names is released while the pair may still use it
      */
     SendQueue(int depth, Runnable onFailure) {
         if (depth < 1) {
@@ -135,6 +138,11 @@ final class SendQueue {
         fail(failed);
     }
 
+    /**
+     * Chains that could not be posted: while the queue is open they wait for {@link #close}, which
+     * the connection calls once its queue pair is down (a failed post may have queued part of a
+     * chain), and the connection is told to close; on a closed queue they are abandoned at once.
+     */
     private void fail(List<Chain> failed) {
         if (failed.isEmpty()) {
             return;
@@ -142,14 +150,18 @@ final class SendQueue {
         boolean wasOpen;
         synchronized (this) {
             wasOpen = !closed;
+            if (wasOpen) {
+                unposted.addAll(failed);
+            }
         }
         if (wasOpen) {
             onFailure.run();
+        } else {
+            failed.forEach(c -> c.ctx().abandoned());
         }
-        failed.forEach(c -> c.ctx().abandoned());
     }
 
-    /** Abandons every chain posted or waiting; later submissions are refused. */
+    /** Abandons every chain posted, waiting or whose post failed; later submissions are refused. */
     void close() {
         List<Chain> gone;
         synchronized (this) {
@@ -159,8 +171,10 @@ final class SendQueue {
             closed = true;
             gone = new ArrayList<>(posted.values());
             gone.addAll(waiting);
+            gone.addAll(unposted);
             posted.clear();
             waiting.clear();
+            unposted.clear();
         }
         gone.forEach(c -> c.ctx().abandoned());
     }

@@ -76,6 +76,8 @@ final class ServerConnection {
     /** When a message last arrived, for choosing the connection to close at the connection bound. */
     private volatile long lastReceiveNanos = System.nanoTime();
     private final AtomicBoolean freed = new AtomicBoolean();
+    /** Open until the queue pair is down and every chain abandoned ({@link #teardown}). */
+    private final java.util.concurrent.CountDownLatch tornDown = new java.util.concurrent.CountDownLatch(1);
     volatile QueuePair qp;
     volatile Connection connection;
     CompletionQueue sendCq;
@@ -304,25 +306,54 @@ final class ServerConnection {
         return closed.get();
     }
 
-    /** Disconnects (idempotent); what was in flight is released now or when its call ends. */
+    /**
+     * Disconnects without waiting (idempotent): the caller may be a completion handler. The queue
+     * pair's disconnect waits until its threads no longer touch registered memory, so it, and what
+     * must follow it, run on a virtual thread ({@link #teardown}); what was in flight is released
+     * there, or when its call ends.
+     */
     void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        if (closed.compareAndSet(false, true)) {
+            Thread.ofVirtual().name("rdma-close-" + id()).start(this::teardown);
         }
-        QueuePair q = qp;
-        if (q != null) {
-            q.disconnect();
+    }
+
+    /**
+     * Disconnects and returns once the queue pair is down and the dispatcher told: for the server's
+     * own stop and eviction, never for a completion handler.
+     */
+    void closeAndWait() throws InterruptedException {
+        if (closed.compareAndSet(false, true)) {
+            teardown();
+        } else {
+            tornDown.await();
         }
-        sendQueue.close();
-        if (backchannel != null) {
-            backchannel.close();
+    }
+
+    /**
+     * The queue pair flushes first, so nothing a chain names is released while the pair may still
+     * use it; then every chain still posted or waiting is abandoned, the dispatcher hears of the
+     * close, and the buffers go once no call is being dispatched.
+     */
+    private void teardown() {
+        try {
+            QueuePair q = qp;
+            if (q != null) {
+                q.disconnect();
+            }
+            sendQueue.close();
+            if (backchannel != null) {
+                backchannel.close();
+            }
+            server.connectionClosed(this);
+        } finally {
+            tornDown.countDown();
+            freeIfDone();
         }
-        server.connectionClosed(this);
-        freeIfDone();
     }
 
     private void freeIfDone() {
-        if (!closed.get() || busy.get() > 0 || !freed.compareAndSet(false, true)) {
+        if (tornDown.getCount() > 0 || busy.get() > 0 || !freed.compareAndSet(false, true)) {
             return;
         }
         if (sendCq != null) {

@@ -217,7 +217,13 @@ class SendQueueTest {
     void aChainLongerThanTheQueueOrAFailedPostDisconnectsBeforeItsContextIsTold() {
         RecordingQueuePair qp = new RecordingQueuePair(4);
         List<String> order = new ArrayList<>();
-        SendQueue sq = new SendQueue(4, () -> order.add("disconnect"));
+        SendQueue[] queue = new SendQueue[1];
+        // as the connection does: the queue pair goes down, then the queue closes
+        SendQueue sq = new SendQueue(4, () -> {
+            order.add("disconnect");
+            queue[0].close();
+        });
+        queue[0] = sq;
         sq.attach(qp);
         Ends tooLong = new Ends() {
             @Override
@@ -230,10 +236,19 @@ class SendQueueTest {
         assertEquals(List.of("disconnect", "abandoned"), order);
         assertTrue(qp.posted.isEmpty());
 
+        // a post that fails: the connection closes later (its teardown runs on a thread of its own),
+        // and only then, the queue pair down, is the chain's context told
+        RecordingQueuePair failing = new RecordingQueuePair(4);
+        AtomicInteger disconnects = new AtomicInteger();
+        SendQueue later = new SendQueue(4, disconnects::incrementAndGet);
+        later.attach(failing);
         Ends refused = new Ends();
-        qp.failNext = true;
-        assertFalse(sq.submit(reply(0, refused), true));
+        failing.failNext = true;
+        assertFalse(later.submit(reply(1, refused), true));
+        assertEquals(1, disconnects.get());
+        assertEquals(0, refused.abandoned.get(), "not told while the queue pair may still hold part of the chain");
+        assertEquals(4, later.available(), "a chain that was not posted holds no entries");
+        later.close();
         assertEquals(1, refused.abandoned.get());
-        assertEquals(4, sq.available(), "a chain that was not posted holds no entries");
     }
 }
