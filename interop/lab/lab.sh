@@ -12,12 +12,13 @@
 #                                     scratch share, /job/lib.sh has the helpers; exit = power off
 #   lab.sh run --job DIR [--forward PORT]... [--jdk DIR] [--timeout S]
 #                                     run DIR/job.sh (what the JUnit tests call)
-#   lab.sh bench-nfs-rdma [MIB] [SECONDS] [VERS]
+#   lab.sh bench-nfs-rdma [--json FILE] [MIB] [SECONDS] [VERS]
 #                                     boot once with rdmagate running in the guest and compare it
 #                                     with knfsd over RPC-over-RDMA on the same siw link, through
 #                                     the kernel client (job/bench-nfs-rdma.sh); prints a table;
 #                                     VERS 3 (default) or 4.1; BENCH_JFR=1 records the gateway
-#                                     with JFR (the job directory's rdmagate.jfr)
+#                                     with JFR (the job directory's rdmagate.jfr); --json writes
+#                                     the figures as bench/run's harnesses do (bench/run chart)
 #   lab.sh clean                      remove cached images other than the current one, and
 #                                     leftover work directories (while no build runs)
 #
@@ -93,6 +94,11 @@ case $cmd in
         exec "$LAB/run-guest.sh" --image "$image" --job "$job" "${args[@]}"
         ;;
     bench-nfs-rdma)
+        json=
+        if [ "${1:-}" = --json ]; then
+            json=$2
+            shift 2
+        fi
         repo=$(cd "$LAB/../.." && pwd)
         # shellcheck disable=SC1091
         . "$repo/.mvn/select-jdk.sh"
@@ -122,6 +128,10 @@ case $cmd in
                     printf "| %s | %s | %s | %s |\n", order[i], k, r, (k > 0 ? sprintf("%.2f", r / k) : "")
                 }
             }' "$job/output.log"
+        if [ -n "$json" ]; then
+            awk -v vers="${3:-3}" -v date="$(date -u +%FT%TZ)" -f "$LAB/bench-json.awk" "$job/output.log" > "$json"
+            echo "lab.sh: figures written to $json" >&2
+        fi
         echo "lab.sh: exit $rc; console $job/console.log, output $job/output.log" >&2
         exit $rc
         ;;
