@@ -24,8 +24,23 @@ check() {                                   # check NAME COMMAND...: PASS if it 
         result "$name" PASS
     else
         result "$name" FAIL "($*): $(echo "$out" | tail -3 | tr '\n' ' ')"
+        gateway_alive_or_stop
         return 1
     fi
+}
+
+# When a gateway started in the guest (start_rdmagate) has died, reports gateway-alive FAIL with the
+# JVM's crash report's problematic frame and ends the job, instead of letting every later step
+# wait out its timeout against a server that is gone.
+gateway_alive_or_stop() {
+    [ -n "${GATEWAY:-}" ] || return 0
+    kill -0 "$GATEWAY" 2>/dev/null && return 0
+    local crash frame=""
+    crash=$(ls /job/hs_err_pid*.log 2>/dev/null | head -1)
+    [ -n "$crash" ] && frame=": $(grep -m1 -A1 'Problematic frame' "$crash" | tail -1)"
+    result gateway-alive FAIL "the gateway's JVM is gone${frame}"
+    kernel_clean || true
+    exit 3
 }
 
 kernel_clean() {                            # reports kernel-clean (no oops in dmesg), keeps dmesg.log

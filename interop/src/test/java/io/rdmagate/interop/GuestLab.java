@@ -181,6 +181,9 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
         }
 
         private void copyClassPath() throws IOException {
+            if (Files.isRegularFile(dir.resolve("cp").resolve("classpath"))) {
+                return; // copied for an earlier attempt
+            }
             Path cp = Files.createDirectories(dir.resolve("cp"));
             List<String> entries = new ArrayList<>();
             int n = 0;
@@ -204,7 +207,59 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
             return this;
         }
 
+        /**
+         * Boots the guest and runs the job. A job whose gateway ran in the guest and whose JVM
+         * crashed there in code of the JDK or the VM (qemu's TCG now and then faults JIT-compiled
+         * code: a SIGSEGV at a different place each time) runs once more, its first attempt kept in
+         * {@code crashed-1/} beside it; a crash in rdmagate's own code, or a second crash, stands.
+         */
         public GuestRun run() {
+            GuestRun first = runOnce();
+            String crash = gateway && first.exitCode() != 0 ? emulatorCrash(dir) : null;
+            if (crash == null) {
+                return first;
+            }
+            System.out.printf("interop: %s/%s: the gateway's JVM crashed in the guest (%s); running the job once more%n",
+                    testName, name, crash);
+            try {
+                Path kept = Files.createDirectories(dir.resolve("crashed-1"));
+                try (Stream<Path> s = Files.list(dir)) {
+                    for (Path p : s.toList()) {
+                        String f = p.getFileName().toString();
+                        if (f.equals("output.log") || f.equals("console.log") || f.equals("host.log")
+                                || f.startsWith("hs_err_pid") || f.startsWith("rdmagate-")) {
+                            Files.move(p, kept.resolve(f));
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return runOnce();
+        }
+
+        /**
+         * The problematic frame of a JVM crash report in the job directory when it lies in the JDK or
+         * the VM on an emulated CPU, else null (no crash, or one in rdmagate's own code).
+         */
+        static String emulatorCrash(Path dir) {
+            try (Stream<Path> s = Files.list(dir)) {
+                for (Path p : s.filter(f -> f.getFileName().toString().startsWith("hs_err_pid")).toList()) {
+                    List<String> lines = Files.readAllLines(p, java.nio.charset.StandardCharsets.ISO_8859_1);
+                    boolean emulated = lines.stream().anyMatch(l -> l.startsWith("Host: QEMU TCG"));
+                    int at = lines.indexOf("# Problematic frame:");
+                    String frame = at >= 0 && at + 1 < lines.size() ? lines.get(at + 1) : "";
+                    if (emulated && !frame.isEmpty() && !frame.contains("io.rdmagate") && !frame.contains("io/rdmagate")) {
+                        return frame.replaceFirst("^#\\s*", "");
+                    }
+                }
+                return null;
+            } catch (IOException e) {
+                return null;
+            }
+        }
+
+        private GuestRun runOnce() {
             Path img = image();
             try {
                 Files.writeString(dir.resolve("job.sh"), script);
