@@ -87,9 +87,23 @@ public final class Nfs4Server implements AutoCloseable {
                 java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Stops the laundromat and releases the byte-range locks of this run's clients, as the end of
+     * the process would: they are reclaimed in the next run's grace period (the recovery record of
+     * the clients is kept for that).
+     */
     @Override
     public void close() {
         laundromat.shutdownNow();
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (long id : state.clientIds()) {
+            keys.add(io.rdmagate.nfs.v4.state.LockState.clientKey(id));
+        }
+        if (!keys.isEmpty()) {
+            for (io.rdmagate.nfs.NfsExport e : exports.all()) {
+                e.fs().locks().releaseAll(o -> keys.contains(o.client()));
+            }
+        }
     }
 
     public NfsExports exports() {

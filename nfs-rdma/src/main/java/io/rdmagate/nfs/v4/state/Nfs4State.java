@@ -301,6 +301,11 @@ public final class Nfs4State {
         }
     }
 
+    /** The ids of every client known now, confirmed or not. */
+    public synchronized List<Long> clientIds() {
+        return new ArrayList<>(clients.keySet());
+    }
+
     public synchronized int clientCount() {
         return clients.size();
     }
