@@ -261,12 +261,12 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
     private void events(MemorySegment buf, long n) {
         long off = 0;
         while (off + Fanotify.METADATA_LEN <= n) {
-            int len = buf.get(ValueLayout.JAVA_INT, off);
+            int len = buf.get(ValueLayout.JAVA_INT_UNALIGNED, off);
             int vers = buf.get(ValueLayout.JAVA_BYTE, off + 4);
-            int metaLen = Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT, off + 6));
-            long mask = buf.get(ValueLayout.JAVA_LONG, off + 8);
-            int fd = buf.get(ValueLayout.JAVA_INT, off + 16);
-            int pid = buf.get(ValueLayout.JAVA_INT, off + 20);
+            int metaLen = Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT_UNALIGNED, off + 6));
+            long mask = buf.get(ValueLayout.JAVA_LONG_UNALIGNED, off + 8);
+            int fd = buf.get(ValueLayout.JAVA_INT_UNALIGNED, off + 16);
+            int pid = buf.get(ValueLayout.JAVA_INT_UNALIGNED, off + 20);
             if (vers != Fanotify.FANOTIFY_METADATA_VERSION || len < metaLen || metaLen < Fanotify.METADATA_LEN
                     || off + len > n) {
                 LOG.warn("volume {}: unexpected fanotify record (version {}, length {})", volumeId, vers, len);
@@ -296,13 +296,13 @@ final class ForeignWrites implements ForeignChanges, AutoCloseable {
         long p = from;
         while (p + 4 <= to) {
             int type = buf.get(ValueLayout.JAVA_BYTE, p);
-            int len = Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT, p + 2));
+            int len = Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT_UNALIGNED, p + 2));
             if (len < 4 || p + len > to) {
                 return null;
             }
             // struct fanotify_event_info_fid: header (4), fsid (8), struct file_handle (bytes u32, type s32, f_handle)
             if (type == Fanotify.FAN_EVENT_INFO_TYPE_FID && len >= 20) {
-                long bytes = Integer.toUnsignedLong(buf.get(ValueLayout.JAVA_INT, p + 12));
+                long bytes = Integer.toUnsignedLong(buf.get(ValueLayout.JAVA_INT_UNALIGNED, p + 12));
                 if (20 + bytes > len) {
                     return null;
                 }
