@@ -19,6 +19,8 @@ final class FileState {
     boolean watching;
     /** Where {@link #watching} registered once it has, to end it at the last close. */
     io.rdmagate.vfs.state.FileStates watchedBy;
+    /** The last open closed with delete pending and the file is being deleted; the state leaves the table after. */
+    boolean deleting;
     /** The last open closed: the state left the table. */
     boolean forgotten;
     /** Where the file is now: parent directory and name (rename moves it). */

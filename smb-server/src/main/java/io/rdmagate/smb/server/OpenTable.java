@@ -23,6 +23,11 @@ public final class OpenTable {
     private final Oplocks oplocks;
     /** How many files have SMB opens, for other protocols' hot paths to read without the monitor. */
     private volatile int openFiles;
+    /** Files whose last close deleted them, newest last (a ring), with how many there have been. */
+    private final FileKey[] deleted = new FileKey[64];
+    private long deletions;
+    /** How long an open waits for a file whose last close is deleting it. */
+    private static final long DELETE_WAIT_MILLIS = 10_000;
 
     OpenTable(java.time.Duration oplockBreakTimeout) {
         this.oplocks = new Oplocks(this, oplockBreakTimeout);
@@ -107,25 +112,61 @@ public final class OpenTable {
 
     /**
      * The outcome of one attempt to open: the open and the oplock it was granted, or a break the
-     * caller must wait for before it tries again (MS-FSA 2.1.5.1.2).
+     * caller must wait for before it tries again (MS-FSA 2.1.5.1.2), or neither: the file the caller
+     * looked up was deleted since by the last close of a delete-pending file, and its name is to be
+     * looked up again.
      */
     public record Admission(Open open, Oplocks.Grant grant, Oplocks.Wait pending) {
+        static final Admission VANISHED = new Admission(null, null, null);
+
+        /** The looked-up file is gone: the name may now be free, or name another file. */
+        public boolean vanished() {
+            return open == null && pending == null;
+        }
+    }
+
+    /** A mark to take before a name is looked up, for {@link #open} to tell whether that file was deleted since. */
+    public synchronized long deletions() {
+        return deletions;
+    }
+
+    /** Whether the file was deleted by a last close after {@code since}; guarded by this. */
+    private boolean deletedSince(FileKey k, long since) {
+        if (deletions - since > deleted.length) {
+            return true; // too many to tell: look again
+        }
+        for (long i = since; i < deletions; i++) {
+            if (k.equals(deleted[(int) (i % deleted.length)])) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
      * Breaks what must break first (Batch and conflicting H before the share access check, Exclusive
      * and W after it), then registers the open with the oplock or lease it may have (MS-SMB2 3.3.5.9,
-     * MS-FSA 2.1.5.1.2, 2.1.5.17).
+     * MS-FSA 2.1.5.1.2, 2.1.5.17). {@code lookedUp} is the {@link #deletions} mark taken before the
+     * file was looked up by name, or -1 when the caller has just created it.
      */
     public Admission open(SmbConnection conn, SmbSession s, TreeConnect tree, FileHandle handle, boolean dir, int access,
-            int share, FileHandle parent, String name, String path, Oplocks.Request oplock) throws SmbException {
+            int share, FileHandle parent, String name, String path, Oplocks.Request oplock, long lookedUp)
+            throws SmbException {
         List<Oplocks.Notice> notices = new ArrayList<>(2);
         // asked of the volume's state (and the backing file's locks) before the table's monitor is taken
         int allowed = dir || oplock.level() == Oplocks.NONE ? 0 : allowedCaching(tree, handle, oplock.asksWrite());
         try {
             synchronized (this) {
+                FileKey k = key(handle.volumeId(), handle.fileId());
+                FileState f = files.get(k);
+                if (f != null && f.deleting) {
+                    awaitDeleted(f, name);
+                    return Admission.VANISHED;
+                }
+                if (f == null && lookedUp >= 0 && deletedSince(k, lookedUp)) {
+                    return Admission.VANISHED;
+                }
                 Lease own = oplocks.ownLease(oplock, handle.volumeId(), handle.fileId());
-                FileState f = files.get(key(handle.volumeId(), handle.fileId()));
                 if (f != null && !f.deletePending) {
                     Oplocks.Wait w = oplocks.beforeShareCheck(f, oplock, own, notices);
                     if (w != null) {
@@ -179,11 +220,46 @@ public final class OpenTable {
         return o;
     }
 
-    /** Removes an open and deletes its file if this was the last open of a file with delete pending. */
+    /**
+     * Removes an open and deletes its file if this was the last open of a file with delete pending.
+     * Until the file is gone its state stays in the table, marked deleting, so that an open of it
+     * in the meantime waits and then looks its name up again (MS-FSA 2.1.5.4: the close deletes
+     * the file; nothing opens it after its last handle closed).
+     */
     public void close(Open o, SmbServer server) {
         FileState f = remove(o);
         if (f != null) {
-            server.deleteFile(o.session, f, o.directory(), o.vfs());
+            try {
+                server.deleteFile(o.session, f, o.directory(), o.vfs());
+            } finally {
+                deleted(f);
+            }
+        }
+    }
+
+    /** The deletion of a file {@link #remove} marked deleting is over: the state leaves the table. */
+    private synchronized void deleted(FileState f) {
+        f.deleting = false;
+        forget(f);
+        deleted[(int) (deletions % deleted.length)] = key(f.volumeId, f.fileId);
+        deletions++;
+        notifyAll();
+    }
+
+    /** Waits, releasing the monitor, until the deleting file's state has left the table; guarded by this. */
+    private void awaitDeleted(FileState f, String name) throws SmbException {
+        long end = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DELETE_WAIT_MILLIS);
+        try {
+            while (f.deleting) {
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    throw new SmbException(NtStatus.DELETE_PENDING, name + " is still being deleted");
+                }
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SmbException(NtStatus.CANCELLED, "interrupted while " + name + " is deleted");
         }
     }
 
@@ -232,9 +308,13 @@ public final class OpenTable {
             f.deletePending = true;
         }
         f.opens.remove(o);
+        notifyAll(); // for settle(): an open of a lost connection is gone
         if (f.opens.isEmpty()) {
+            if (f.deletePending) {
+                f.deleting = true; // stays until deleted(f)
+                return f;
+            }
             forget(f);
-            return f.deletePending ? f : null;
         }
         return null;
     }
@@ -338,7 +418,41 @@ public final class OpenTable {
             return -1;
         }
         o.conn = null;
+        notifyAll(); // for settle(): an open of a lost connection is now disconnected
         return ++o.disconnections;
+    }
+
+    /**
+     * Opens of the file whose connection is down while the loss has not yet been handled (the
+     * client dropped it a moment ago), other than those of {@code asker}.
+     */
+    synchronized List<Open> ofLostConnections(int volume, long fileId, SmbConnection asker) {
+        FileState f = files.get(key(volume, fileId));
+        List<Open> out = new ArrayList<>();
+        if (f != null) {
+            for (Open o : f.opens) {
+                if (o.conn != null && o.conn != asker && !o.conn.isOpen()) {
+                    out.add(o);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Waits up to {@code nanos} until each open is closed or disconnected; whether all are. */
+    synchronized boolean awaitSettled(List<Open> lost, long nanos) throws InterruptedException {
+        long end = System.nanoTime() + nanos;
+        while (true) {
+            boolean settled = true;
+            for (Open o : lost) {
+                settled &= o.conn == null || !byVolatile.containsKey(o.fileId().volatileId());
+            }
+            long left = end - System.nanoTime();
+            if (settled || left <= 0) {
+                return settled;
+            }
+            java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
     }
 
     /** Whether the open is still the disconnected one the scavenger was armed for. */

@@ -369,6 +369,36 @@ public final class SmbServer implements AutoCloseable {
         return o.conn == null;
     }
 
+    /** How long a CREATE waits for the loss of a dropped connection to be handled. */
+    static final long SETTLE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+
+    /**
+     * A CREATE met a sharing conflict with opens whose client dropped its connection a moment ago
+     * (the transport is down, the loss not yet handled: a client that reconnects and opens again
+     * can be faster than its old connection's teardown). Handles that loss now, MS-SMB2 3.3.7.1:
+     * the opens close, or wait disconnected if durable. Returns whether there were such opens and
+     * they are settled, so that the CREATE tries once more.
+     */
+    public boolean settleLostConnections(io.rdmagate.vfs.FileHandle file, SmbConnection asker) {
+        java.util.List<Open> lost = opens.ofLostConnections(file.volumeId(), file.fileId(), asker);
+        if (lost.isEmpty()) {
+            return false;
+        }
+        for (Open o : lost) {
+            SmbConnection held = o.conn;
+            SmbSession s = o.session();
+            if (held != null && s != null) {
+                held.endPrevious(s); // once per session, whoever comes first; the other returns at once
+            }
+        }
+        try {
+            return opens.awaitSettled(lost, SETTLE_NANOS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /**
      * A break cannot reach an open that lost its connection: the durable open is closed instead,
      * which resolves the break for whoever waits on it (as Samba and Windows do).

@@ -175,6 +175,37 @@ class DurableHandleTest {
     }
 
     /**
+     * A client drops a connection whose durable open is delete-on-close and at once opens the name
+     * again, share-none, on a connection it already has: the file went with the lost connection,
+     * so the open creates it anew and empty, however the server's handling of the loss and the
+     * CREATE interleave (smbtorture's smb2.durable-open.delete_on_close1, many times over).
+     */
+    @Test
+    void aDeleteOnCloseOpenOfADroppedConnectionIsGoneForTheNextOpen() throws Exception {
+        start(Duration.ofSeconds(60));
+        int access = READ_WRITE | 0x00010000; // and DELETE
+        int options = RawSmbClient.NON_DIRECTORY_FILE | RawSmbClient.DELETE_ON_CLOSE;
+        try (RawSmbClient b = client()) {
+            for (int round = 0; round < 100; round++) {
+                RawSmbClient a = client();
+                ByteBuffer r = a.sendCreate("doc.dat", BATCH, access, SHARE_NONE, Smb2Create.FILE_OPEN_IF, options,
+                        contexts("DHnQ", new byte[16])).get(20, TimeUnit.SECONDS);
+                assertEquals(NtStatus.SUCCESS, Smb2Header.status(r), "round " + round);
+                assertEquals(NtStatus.SUCCESS, a.write(FileId.read(r, 128), 0, new byte[] {1}));
+                a.close(); // no CLOSE: the connection is lost with the open
+
+                ByteBuffer again = b.sendCreate("doc.dat", BATCH, access, SHARE_NONE, Smb2Create.FILE_OPEN_IF, options,
+                        Map.of()).get(20, TimeUnit.SECONDS);
+                assertEquals(NtStatus.SUCCESS, Smb2Header.status(again), "round " + round + ": opened");
+                assertEquals(Smb2Create.FILE_CREATED, again.getInt(68), "round " + round + ": created anew");
+                assertEquals(0, again.getLong(112), "round " + round + ": empty (EndOfFile)");
+                assertEquals(NtStatus.SUCCESS, b.close(FileId.read(again, 128)));
+            }
+        }
+        assertFalse(Files.exists(server.dir.resolve("doc.dat")), "the last close deleted it");
+    }
+
+    /**
      * MS-SMB2 3.3.5.5.3: the client sets up a session on a new connection naming the old one as
      * its previous session while the old connection is still up: the old session ends, its durable
      * open waits, and the new session takes it back.

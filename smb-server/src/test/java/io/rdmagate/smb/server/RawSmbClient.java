@@ -345,6 +345,15 @@ final class RawSmbClient implements AutoCloseable {
      */
     CompletableFuture<ByteBuffer> sendCreate(String name, int oplock, int access, int share, int disposition,
             java.util.Map<String, byte[]> contexts) throws IOException {
+        return sendCreate(name, oplock, access, share, disposition, NON_DIRECTORY_FILE, contexts);
+    }
+
+    static final int NON_DIRECTORY_FILE = 0x40;
+    static final int DELETE_ON_CLOSE = 0x1000;
+
+    /** CREATE with these CreateOptions (MS-SMB2 2.2.13) and create contexts. */
+    CompletableFuture<ByteBuffer> sendCreate(String name, int oplock, int access, int share, int disposition, int options,
+            java.util.Map<String, byte[]> contexts) throws IOException {
         byte[] n = name.getBytes(StandardCharsets.UTF_16LE);
         int ctx = 120 + ((n.length + 7) & ~7);
         int len = 0;
@@ -353,7 +362,7 @@ final class RawSmbClient implements AutoCloseable {
         }
         ByteBuffer m = msg(ctx - 64 + len);
         m.putShort(64, (short) 57).put(67, (byte) oplock).putInt(68, 2).putInt(88, access).putInt(92, 0x80)
-                .putInt(96, share).putInt(100, disposition).putInt(104, 0x40)
+                .putInt(96, share).putInt(100, disposition).putInt(104, options)
                 .putShort(108, (short) 120).putShort(110, (short) n.length).put(120, n)
                 .putInt(112, ctx).putInt(116, len);
         int at = ctx;

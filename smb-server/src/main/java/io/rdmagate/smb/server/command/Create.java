@@ -82,6 +82,58 @@ public final class Create implements Command {
         if (req.name().startsWith("\\")) {
             throw new SmbException(NtStatus.INVALID_PARAMETER, "CREATE name with a leading backslash"); // 3.3.5.9
         }
+        Plan p = plan(c, req, durable, 0);
+        OpenTable.Admission a = p.admit(c);
+        long inline = Math.min(INLINE_WAIT_NANOS, c.server.oplocks().timeoutNanos());
+        while (a.open() == null) {
+            if (a.vanished()) {
+                p = p.again(c, req);
+                a = p.admit(c);
+                continue;
+            }
+            // MS-FSA 2.1.5.1.2: the open waits for the oplock break it caused
+            if (!await(c, a.pending(), inline)) {
+                if (c.lastInCompound()) {
+                    goAsync(c, req, p, a.pending());
+                    return;
+                }
+                await(c, a.pending(), Long.MAX_VALUE); // inside a compound: wait in place, up to the break's deadline
+            }
+            p.waited = true;
+            a = p.admit(c);
+        }
+        c.setCompoundFileId(a.open().fileId());
+        p.finish(c, c.reply, a);
+    }
+
+    /** How often a CREATE looks its name up again when the file it found was deleted before it was opened. */
+    static final int MAX_REPLANS = 3;
+
+    /**
+     * Looks the name up and decides what to do with it. A file deleted between the lookup and the
+     * attempt to open it (its handle went stale) is looked up again: the name is then free.
+     */
+    private static Plan plan(Ctx c, Smb2Create.Request req, DurableHandles.Ask durable, int replans)
+            throws SmbException, VfsException, Smb2DecodeException {
+        for (int attempt = replans; ; attempt++) {
+            long lookedUp = c.server.opens().deletions();
+            try {
+                Plan p = lookUp(c, req, lookedUp);
+                p.durable = durable;
+                p.replans = attempt;
+                return p;
+            } catch (VfsException e) {
+                if (e.error() != VfsError.STALE || attempt >= MAX_REPLANS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** MS-SMB2 3.3.5.9, MS-FSA 2.1.5.1: resolves the name, applies the disposition, checks access. */
+    private static Plan lookUp(Ctx c, Smb2Create.Request req, long lookedUp)
+            throws SmbException, VfsException, Smb2DecodeException {
+        int options = req.options();
         List<String> comps = Files.split(req.name());
         VirtualFileSystem vfs = c.tree.share().vfs();
         Caller caller = c.session.caller();
@@ -184,24 +236,8 @@ public final class Create implements Command {
                 truncate, deleteOnClose, action, req.context(CreateContext.MXAC) != null,
                 req.context(CreateContext.QFID) != null,
                 new Oplocks.Request(req.oplockLevel(), desired, req.shareAccess(), disposition, deleteOnClose, c.conn.clientGuid,
-                        leaseRequest(c, req)));
-        p.durable = durable;
-        OpenTable.Admission a = p.admit(c);
-        long inline = Math.min(INLINE_WAIT_NANOS, c.server.oplocks().timeoutNanos());
-        while (a.open() == null) {
-            // MS-FSA 2.1.5.1.2: the open waits for the oplock break it caused
-            if (!await(c, a.pending(), inline)) {
-                if (c.lastInCompound()) {
-                    goAsync(c, p, a.pending());
-                    return;
-                }
-                await(c, a.pending(), Long.MAX_VALUE); // inside a compound: wait in place, up to the break's deadline
-            }
-            p.waited = true;
-            a = p.admit(c);
-        }
-        c.setCompoundFileId(a.open().fileId());
-        p.finish(c, c.reply, a);
+                        leaseRequest(c, req)), existing != null ? lookedUp : -1);
+        return p;
     }
 
     /**
@@ -229,11 +265,12 @@ public final class Create implements Command {
     }
 
     /** Answers STATUS_PENDING now and completes the CREATE once the break is resolved (MS-SMB2 3.3.4.2). */
-    private static void goAsync(Ctx c, Plan p, Oplocks.Wait first) {
+    private static void goAsync(Ctx c, Smb2Create.Request req, Plan first, Oplocks.Wait firstWait) {
         SmbConnection.AsyncOp op = c.conn.goAsync(c);
         op.onCancel(() -> op.complete(r -> r.status(NtStatus.CANCELLED)));
         Thread.ofVirtual().name("smb-create-oplock").start(() -> {
-            Oplocks.Wait w = first;
+            Oplocks.Wait w = firstWait;
+            Plan p = first;
             try {
                 while (true) {
                     c.server.oplocks().await(w, Long.MAX_VALUE);
@@ -246,6 +283,10 @@ public final class Create implements Command {
                     }
                     p.waited = true;
                     OpenTable.Admission a = p.admit(c);
+                    while (a.vanished()) {
+                        p = p.again(c, req);
+                        a = p.admit(c);
+                    }
                     if (a.open() == null) {
                         w = a.pending();
                         continue;
@@ -265,6 +306,10 @@ public final class Create implements Command {
                 }
             } catch (SmbException e) {
                 op.complete(r -> r.status(e.status()));
+            } catch (VfsException e) {
+                op.complete(r -> r.status(StatusMap.of(e.error())));
+            } catch (Smb2DecodeException e) {
+                op.complete(r -> r.status(NtStatus.INVALID_PARAMETER)); // decoded once already: not expected
             } catch (InterruptedException e) {
                 op.complete(r -> r.status(NtStatus.CANCELLED));
             } catch (RuntimeException e) {
@@ -290,12 +335,16 @@ public final class Create implements Command {
         final boolean mxac;
         final boolean qfid;
         final Oplocks.Request oplock;
+        /** The table's deletion mark taken before the lookup ({@link OpenTable#deletions}); -1 for a file this CREATE made. */
+        final long lookedUp;
         DurableHandles.Ask durable = DurableHandles.Ask.NONE;
         volatile boolean waited;
+        int replans;
 
         Plan(VirtualFileSystem vfs, Caller caller, Node node, boolean dir, int desired, int share, FileHandle parent,
                 String name, String path, boolean truncate, boolean deleteOnClose, int action, boolean mxac, boolean qfid,
-                Oplocks.Request oplock) {
+                Oplocks.Request oplock, long lookedUp) {
+            this.lookedUp = lookedUp;
             this.vfs = vfs;
             this.caller = caller;
             this.node = node;
@@ -314,8 +363,29 @@ public final class Create implements Command {
         }
 
         OpenTable.Admission admit(Ctx c) throws SmbException {
+            try {
+                return open(c);
+            } catch (SmbException e) {
+                // MS-SMB2 3.3.7.1: an open whose client dropped its connection a moment ago, the
+                // loss not yet handled, is closed (or kept, if durable) before its sharing counts
+                if (e.status() != NtStatus.SHARING_VIOLATION || !c.server.settleLostConnections(node.handle(), c.conn)) {
+                    throw e;
+                }
+                return open(c);
+            }
+        }
+
+        private OpenTable.Admission open(Ctx c) throws SmbException {
             return c.server.opens().open(c.conn, c.session, c.tree, node.handle(), dir, desired, share, parent, name, path,
-                    oplock);
+                    oplock, lookedUp);
+        }
+
+        /** The file was deleted before it could be opened: the name is looked up again. */
+        Plan again(Ctx c, Smb2Create.Request req) throws SmbException, VfsException, Smb2DecodeException {
+            if (replans >= MAX_REPLANS) {
+                throw new SmbException(NtStatus.DELETE_PENDING, path + " was deleted while it was opened, " + replans + " times");
+            }
+            return plan(c, req, durable, replans + 1);
         }
 
         /** Truncates if asked, answers the create contexts and writes the response into {@code reply}. */
