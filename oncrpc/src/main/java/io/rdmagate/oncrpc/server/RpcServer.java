@@ -86,7 +86,8 @@ public final class RpcServer implements AutoCloseable {
                             }
                             p.addLast(new RecordMarkingDecoder(l.maxRecordSize(), l.maxFragments(), l.recordTimeout()));
                             p.addLast(RecordMarkingEncoder.INSTANCE);
-                            p.addLast(new RpcConnectionHandler(dispatcher, executor, l.maxInFlight()));
+                            p.addLast(new RpcConnectionHandler(dispatcher, executor, l.maxInFlight(), l.maxRecordSize(),
+                                    b.backchannelTimeout));
                         }
                     })
                     .bind(address, port).sync().channel();
@@ -174,6 +175,7 @@ public final class RpcServer implements AutoCloseable {
         private boolean udp;
         private int eventLoopThreads = 0;
         private RpcObserver observer = RpcObserver.NONE;
+        private java.time.Duration backchannelTimeout = RpcConnectionHandler.BACKCHANNEL_TIMEOUT;
 
         private Builder() {
         }
@@ -195,6 +197,15 @@ public final class RpcServer implements AutoCloseable {
         }
 
         /** Who is told of every record and TCP connection (metrics); none by default. */
+        /** How long a call from the server to a client on its connection waits for the reply (60 s). */
+        public Builder backchannelTimeout(java.time.Duration t) {
+            if (t.isNegative() || t.isZero()) {
+                throw new IllegalArgumentException("backchannel timeout must be positive");
+            }
+            this.backchannelTimeout = t;
+            return this;
+        }
+
         public Builder observer(RpcObserver o) {
             this.observer = o;
             return this;

@@ -27,15 +27,24 @@ import org.slf4j.LoggerFactory;
  * has been idle. The dispatcher hears of the connection when it becomes active and again when it
  * is gone, so programs keep per-connection state exactly as long as the connection lives. All
  * fields are confined to the event loop.
+ *
+ * <p>The connection also carries the server's own calls to the client ({@link TcpBackchannel},
+ * the NFSv4.1 backchannel): a record whose msg_type is REPLY (RFC 5531 §9) answers one of them
+ * and goes there, on the event loop, without counting as a call.
  */
 public final class RpcConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(RpcConnectionHandler.class);
     private static final AtomicLong IDS = new AtomicLong();
+    /** msg_type of a reply (RFC 5531 §9). */
+    private static final int REPLY = 1;
 
     private final RpcDispatcher dispatcher;
     private final Executor executor;
     private final int maxInFlight;
+    private final int maxBackchannelCall;
+    private final java.time.Duration backchannelTimeout;
     private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
+    private TcpBackchannel backchannel;
     private ChannelHandlerContext ctx;
     private Connection connection;
     private int inFlight;
@@ -43,10 +52,26 @@ public final class RpcConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Whether the dispatcher heard of this connection's opening and not yet of its end. */
     private boolean opened;
 
+    /** How long a backchannel call waits for its reply unless configured (as RPC-over-RDMA's backchannel). */
+    public static final java.time.Duration BACKCHANNEL_TIMEOUT = java.time.Duration.ofSeconds(60);
+
     public RpcConnectionHandler(RpcDispatcher dispatcher, Executor executor, int maxInFlight) {
+        this(dispatcher, executor, maxInFlight, 1 << 20, BACKCHANNEL_TIMEOUT);
+    }
+
+    /**
+     * @param maxInFlight         calls dispatched or being written at once; also how many backchannel
+     *                            calls may wait for replies
+     * @param maxBackchannelCall  the longest backchannel call
+     * @param backchannelTimeout  how long a backchannel call waits for its reply
+     */
+    public RpcConnectionHandler(RpcDispatcher dispatcher, Executor executor, int maxInFlight, int maxBackchannelCall,
+            java.time.Duration backchannelTimeout) {
         this.dispatcher = dispatcher;
         this.executor = executor;
         this.maxInFlight = maxInFlight;
+        this.maxBackchannelCall = maxBackchannelCall;
+        this.backchannelTimeout = backchannelTimeout;
     }
 
     /** Calls being dispatched or written now. */
@@ -68,8 +93,9 @@ public final class RpcConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private Connection connection() {
         if (connection == null) {
+            backchannel = new TcpBackchannel(ctx.channel(), maxInFlight, maxBackchannelCall, backchannelTimeout);
             connection = new Connection(IDS.incrementAndGet(), address(ctx.channel().remoteAddress()),
-                    address(ctx.channel().localAddress()), "tcp");
+                    address(ctx.channel().localAddress()), "tcp", backchannel);
         }
         return connection;
     }
@@ -86,6 +112,11 @@ public final class RpcConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         if (closed) {
             record.release();
+            return;
+        }
+        if (record.readableBytes() >= 8 && record.getInt(record.readerIndex() + 4) == REPLY) {
+            connection();
+            backchannel.replyReceived(record); // RFC 5531 §9: not a call; what no call waits for is dropped
             return;
         }
         if (inFlight < maxInFlight) {
@@ -163,6 +194,9 @@ public final class RpcConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         closed = true;
+        if (backchannel != null) {
+            backchannel.close();
+        }
         if (opened) {
             opened = false;
             dispatcher.connectionClosed(connection);
