@@ -127,7 +127,7 @@ final class RdmaBackchannel implements Backchannel {
         MemorySegment sb = conn.sendBuffer(k);
         int n = HeaderEncoder.inlineOnly(sb, 0, xid, maxCredits);
         message.getBytes(message.readerIndex(), sb.asSlice(n, length).asByteBuffer());
-        conn.post(SendWr.send(conn.nextWrId(), new Sge(conn.sendBufferAddress(k), n + length, conn.sendLkey())),
+        conn.post(SendWr.send(conn.nextWrId(), new Sge(conn.sendBufferAddress(k), n + length, conn.sendLkey(k))),
                 new ServerConnection.WorkContext() {
                     @Override
                     public void completed(WorkCompletion wc) {

@@ -162,23 +162,59 @@ final class RecvFrom {
 
     /**
      * Leases a sink per segment and posts one chain of RDMA Reads; all limits were checked by the
-     * decoder. The queue pair keeps at most ORD of them outstanding on the wire.
+     * decoder. The queue pair keeps at most ORD of them outstanding on the wire. On the completion
+     * handler the leases never wait: when the pool is short now, a worker takes the call over and
+     * waits for memory as any lease does.
      */
     private void readChunks(int slot, TransportHeader h) {
-        int n = h.readSegmentCount();
-        PendingCall pc = new PendingCall(slot, n);
+        PendingCall pc = new PendingCall(slot, h.readSegmentCount());
         try {
-            for (int k = 0; k < n; k++) {
-                pc.leases[k] = conn.account.lease(h.readLength(k));
-            }
+            lease(pc, h, false);
+        } catch (io.rdmagate.vfs.memory.PoolExhaustedException e) {
+            conn.server.executor().execute(() -> readChunksWaiting(slot, h));
+            return;
         } catch (VfsException e) {
-            // no memory for the chunks now: drop the call and the connection, as svcrdma does on
-            // ENOMEM; the client retransmits after reconnecting
-            LOG.info("connection {}: no I/O memory for {} read chunk bytes: {}", conn.id(), h.readBytes(), e.getMessage());
-            conn.close();
-            pc.abandoned();
+            noMemory(pc, h, e);
             return;
         }
+        conn.postChainFromHandler(readChain(pc, h), pc);
+    }
+
+    /** {@link #readChunks} on a worker, which may wait for the pool. */
+    private void readChunksWaiting(int slot, TransportHeader h) {
+        PendingCall pc = new PendingCall(slot, h.readSegmentCount());
+        try {
+            lease(pc, h, true);
+        } catch (VfsException e) {
+            noMemory(pc, h, e);
+            return;
+        }
+        conn.postChain(readChain(pc, h), pc);
+    }
+
+    private void lease(PendingCall pc, TransportHeader h, boolean mayWait) throws VfsException {
+        try {
+            for (int k = 0; k < pc.leases.length; k++) {
+                pc.leases[k] = mayWait ? conn.account.lease(h.readLength(k)) : conn.account.leaseNow(h.readLength(k));
+            }
+        } catch (VfsException e) {
+            pc.release();
+            throw e;
+        }
+    }
+
+    /**
+     * No memory for the chunks: drop the call and the connection, as svcrdma does on ENOMEM; the
+     * client retransmits after reconnecting.
+     */
+    private void noMemory(PendingCall pc, TransportHeader h, VfsException e) {
+        LOG.info("connection {}: no I/O memory for {} read chunk bytes: {}", conn.id(), h.readBytes(), e.getMessage());
+        conn.close();
+        pc.abandoned();
+    }
+
+    private List<SendWr> readChain(PendingCall pc, TransportHeader h) {
+        int n = pc.leases.length;
         List<SendWr> chain = new ArrayList<>(n);
         for (int k = 0; k < n; k++) {
             IoMemory m = pc.leases[k];
@@ -187,7 +223,7 @@ final class RecvFrom {
                     new Sge(m.segment().address(), (int) m.length(), mr.lkey()));
             chain.add(k == n - 1 ? read : read.unsignaled());
         }
-        conn.postChainFromHandler(chain, pc);
+        return chain;
     }
 
     /** The call as one composite view over the receive buffer and the chunk buffers. */
@@ -230,7 +266,7 @@ final class RecvFrom {
         }
         // the reply's chunks are named by the call's header: keep a copy, re-post the receive
         TransportHeader copy = replyHeaders[slot];
-        headers[slot].copyTo(copy, conn.headerCopies[slot]);
+        headers[slot].copyTo(copy, conn.headerCopy(slot, headers[slot].headerLength()));
         conn.postReceive(slot);
         conn.creditReturned();
         try {

@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * {@link #pool()} need no registration per I/O. A connect beyond {@link RpcRdmaOptions#maxConnections()}
  * closes the connection that has received nothing longest among those with no call in progress,
  * as the TCP listeners do; only when every connection is busy is it rejected, before anything is
- * allocated for it. A connect is accepted with the client's RFC 8797 private data read (1024
+ * allocated for it. A connection's receive buffers come from the pool when it is accepted: when
+ * the pool cannot hold them, the quietest idle connection is closed the same way to make room,
+ * and the connect is rejected only when none is idle. A connect is accepted with the client's RFC 8797 private data read (1024
  * bytes each way when it sent none) and ours sent back: our receive size, our send size, and the
  * Send With Invalidate flag echoed. Receives are posted before the accept reaches the client.
  * Each connection then runs {@link RecvFrom} on its receive completions and {@link SendTo} for
@@ -210,6 +212,45 @@ public final class RpcRdmaServer implements AutoCloseable {
         return best;
     }
 
+    /**
+     * A connection with its receive buffers; when the pool cannot hold them, an idle connection
+     * makes room, as at the connection bound (twice at most).
+     */
+    private ServerConnection newConnection(ConnectPrivateData peer, ConnectionRequest request) throws RdmaException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return new ServerConnection(this, peer);
+            } catch (ServerConnection.PoolShortException e) {
+                if (attempt == 3 || !evictQuietest("the I/O memory pool is short", request)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Closes the quietest idle connection for a newcomer and returns once it is down; false when
+     * every connection has a call in progress.
+     */
+    private boolean evictQuietest(String why, ConnectionRequest request) {
+        ServerConnection quiet = quietest();
+        if (quiet == null) {
+            return false;
+        }
+        evicted.increment();
+        if (warnDue()) {
+            LOG.warn("{}: closing the quietest, connection {}, for a new one from {} ({} closed so far)", why, quiet.id(),
+                    request.remoteAddress(), evicted.sum());
+        }
+        try {
+            quiet.closeAndWait(); // leaves the count, and gives its buffers back, before the newcomer is counted
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return true;
+    }
+
     /** At most one warning about the connection bound every ten seconds: a flood must not become a flood of lines. */
     private boolean warnDue() {
         long now = System.nanoTime();
@@ -222,20 +263,7 @@ public final class RpcRdmaServer implements AutoCloseable {
 
     private void onRequest(ConnectionRequest request) {
         if (open.incrementAndGet() > options.maxConnections()) {
-            ServerConnection quiet = quietest();
-            if (quiet != null) {
-                evicted.increment();
-                if (warnDue()) {
-                    LOG.warn("{} RPC-over-RDMA connections are open: closing the quietest, connection {}, for a new one"
-                            + " from {} ({} closed so far)", options.maxConnections(), quiet.id(), request.remoteAddress(),
-                            evicted.sum());
-                }
-                try {
-                    quiet.closeAndWait(); // leaves the count before the newcomer is counted
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            evictQuietest(options.maxConnections() + " RPC-over-RDMA connections are open", request);
         }
         if (open.get() > options.maxConnections()) {
             open.decrementAndGet();
@@ -250,10 +278,14 @@ public final class RpcRdmaServer implements AutoCloseable {
         ConnectPrivateData peer = ConnectPrivateData.decode(request.privateData());
         ServerConnection conn;
         try {
-            conn = new ServerConnection(this, peer);
+            conn = newConnection(peer, request);
         } catch (RdmaException | RuntimeException e) {
-            LOG.warn("RPC-over-RDMA connect from {} refused: {}", request.remoteAddress(), e.toString());
             open.decrementAndGet();
+            refused.increment();
+            if (warnDue()) {
+                LOG.warn("RPC-over-RDMA connect from {} refused: {}; {} refused so far", request.remoteAddress(),
+                        e.getMessage(), refused.sum());
+            }
             request.reject(new byte[0]);
             return;
         }

@@ -92,7 +92,7 @@ final class SendTo {
             return;
         }
         int n = HeaderEncoder.error(conn.sendBuffer(ctx.sendBuffer), 0, xid, conn.grantedCredits(), code);
-        conn.post(SendWr.send(conn.nextWrId(), new Sge(conn.sendBufferAddress(ctx.sendBuffer), n, conn.sendLkey())),
+        conn.post(SendWr.send(conn.nextWrId(), new Sge(conn.sendBufferAddress(ctx.sendBuffer), n, conn.sendLkey(ctx.sendBuffer))),
                 ctx);
     }
 
@@ -156,16 +156,16 @@ final class SendTo {
             at = copy(head, head.readerIndex(), head.readableBytes(), sb, at);
             List<Sge> sges = new ArrayList<>(3);
             if (!moved && payloadSge != null) {
-                sges.add(new Sge(sbAddress, at, conn.sendLkey()));
+                sges.add(new Sge(sbAddress, at, conn.sendLkey(ctx.sendBuffer)));
                 sges.add(payloadSge);
                 int tailAt = at;
                 at = copy(tail, tailFrom, tailLength, sb, at);
                 if (at > tailAt) {
-                    sges.add(new Sge(sbAddress + tailAt, at - tailAt, conn.sendLkey()));
+                    sges.add(new Sge(sbAddress + tailAt, at - tailAt, conn.sendLkey(ctx.sendBuffer)));
                 }
             } else {
                 at = copy(tail, tailFrom, tailLength, sb, at);
-                sges.add(new Sge(sbAddress, at, conn.sendLkey()));
+                sges.add(new Sge(sbAddress, at, conn.sendLkey(ctx.sendBuffer)));
             }
             chain.add(sendWr(inv, sges));
             conn.postChain(chain, ctx);
@@ -198,7 +198,7 @@ final class SendTo {
         scatter(source, call, -1, chain);
         int n = HeaderEncoder.reply(sb, 0, call.xid(), credits, RpcRdma.RDMA_NOMSG, call, writeChunk, payloadLength,
                 inlineLength);
-        chain.add(sendWr(inv, List.of(new Sge(sbAddress, n, conn.sendLkey()))));
+        chain.add(sendWr(inv, List.of(new Sge(sbAddress, n, conn.sendLkey(ctx.sendBuffer)))));
         conn.postChain(chain, ctx);
     }
 

@@ -1,19 +1,19 @@
 package io.rdmagate.rpcrdma.server;
 
 import io.rdmagate.oncrpc.server.Connection;
-import io.rdmagate.rdma.Access;
 import io.rdmagate.rdma.CompletionQueue;
 import io.rdmagate.rdma.MemoryRegion;
 import io.rdmagate.rdma.QueuePair;
 import io.rdmagate.rdma.RdmaException;
 import io.rdmagate.rdma.RecvWr;
 import io.rdmagate.rdma.SendWr;
+import io.rdmagate.rdma.Sge;
 import io.rdmagate.rdma.WorkCompletion;
 import io.rdmagate.rpcrdma.header.ConnectPrivateData;
+import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.memory.IoMemory;
 import io.rdmagate.vfs.memory.IoMemoryPool;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -25,9 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One accepted RPC-over-RDMA connection, as svcrdma's svc_rdma_transport.c: its queue pair,
- * receive and send buffers (registered once, for the life of the connection), its I/O pool
- * account, and the calls in flight.
+ * One accepted RPC-over-RDMA connection, as svcrdma's svc_rdma_transport.c: its queue pair, its
+ * account of the one I/O pool, the receive and send buffers it leases there (the pool's slabs are
+ * registered already: a connection registers nothing of its own), and the calls in flight.
  *
  * <p>Operation: {@link RpcRdmaServer} builds it when a connect request passes the connection
  * bound, posts its receives in the accept's setup (before the client can send) and attaches the
@@ -36,8 +36,16 @@ import org.slf4j.LoggerFactory;
  * rung from that worker, which may write it to the wire itself; send completions come back to the
  * Send Queue. A failed completion, a client over its credits, or the server's eviction closes the
  * connection: the queue pair flushes, every chain still posted or waiting is abandoned (its
- * context releases what it holds), the dispatcher hears of the close, and the buffers are freed
- * once no call is being dispatched any more.
+ * context releases what it holds), the dispatcher hears of the close, and the buffers go back to
+ * the pool once no call is being dispatched any more.
+ *
+ * <p>Memory: the receive buffers are leased when the connect is accepted, without waiting (a
+ * connect the pool cannot hold now is refused); send buffers are leased when a reply first needs
+ * one, up to {@code credits + 4 + backchannel credits}, and kept until the connection ends. An idle
+ * connection so holds {@code (credits + 1 + backchannel credits) x inline receive} bytes of the
+ * pool (268 KiB by default) and nothing else registered; the account bounds what it can hold
+ * with its calls' chunks ({@code PoolLimits.maxBytesPerAccount}). The copies of call headers a
+ * reply needs are on the heap, as long as the header.
  *
  * <p>Credits (RFC 8166 §3.3.1): {@code credits + 1} receives are posted before the client learns
  * of the accept; the spare one lets a client that exceeds its credits be seen here and
@@ -61,13 +69,16 @@ final class ServerConnection {
     final RdmaBackchannel backchannel;
     final SendQueue sendQueue;
     final int maxSge;
-    private final Arena arena = Arena.ofShared();
-    private final MemoryRegion recvRegion;
-    private final MemoryRegion sendRegion;
+    private final IoMemory[] receiveLeases;
     private final MemorySegment[] receiveBuffers;
-    final MemorySegment[] headerCopies;
+    private final int[] receiveLkeys;
+    private final MemorySegment[] headerCopies;
     private final BlockingQueue<Integer> freeSendBuffers;
+    /** Leased on first use, under their own monitor; a buffer's index is handed on through {@link #freeSendBuffers}. */
+    private final IoMemory[] sendLeases;
     private final MemorySegment[] sendBuffers;
+    private final int[] sendLkeys;
+    private int sendLeased;
     private final AtomicLong wrIds = new AtomicLong(1);
     private final AtomicInteger calls = new AtomicInteger();
     private final AtomicInteger busy = new AtomicInteger();
@@ -82,6 +93,13 @@ final class ServerConnection {
     volatile Connection connection;
     CompletionQueue sendCq;
     CompletionQueue recvCq;
+
+    /** The pool could not lease a new connection's receive buffers without waiting. */
+    static final class PoolShortException extends RdmaException {
+        PoolShortException(String message) {
+            super(message);
+        }
+    }
 
     /** What a posted work request holds until it completes. */
     interface WorkContext {
@@ -102,24 +120,28 @@ final class ServerConnection {
         // RFC 8167 §4.1: a receive for the reply of every reverse-direction call we may have out
         int receives = credits + 1 + o.backchannelCredits();
         int sends = credits + 4 + o.backchannelCredits();
-        MemorySegment recv = arena.allocate((long) receives * o.inlineReceive(), 4096);
-        MemorySegment send = arena.allocate((long) sends * o.inlineSend(), 4096);
-        this.recvRegion = server.pd().register(recv, EnumSet.of(Access.LOCAL_WRITE));
-        this.sendRegion = server.pd().register(send, EnumSet.of(Access.LOCAL_WRITE));
-        this.receiveBuffers = new MemorySegment[receives];
-        this.headerCopies = new MemorySegment[receives];
-        for (int k = 0; k < receives; k++) {
-            receiveBuffers[k] = recv.asSlice((long) k * o.inlineReceive(), o.inlineReceive());
-            headerCopies[k] = arena.allocate(o.inlineReceive(), 8);
-        }
-        this.sendBuffers = new MemorySegment[sends];
-        this.freeSendBuffers = new ArrayBlockingQueue<>(sends);
-        for (int k = 0; k < sends; k++) {
-            sendBuffers[k] = send.asSlice((long) k * o.inlineSend(), o.inlineSend());
-            freeSendBuffers.add(k);
-        }
-        this.sendQueue = new SendQueue(server.maxSendWr(), this::close);
         this.account = server.pool().account("rdma:" + IDS.get());
+        this.receiveLeases = new IoMemory[receives];
+        this.receiveBuffers = new MemorySegment[receives];
+        this.receiveLkeys = new int[receives];
+        this.headerCopies = new MemorySegment[receives];
+        try {
+            for (int k = 0; k < receives; k++) {
+                IoMemory m = account.leaseNow(o.inlineReceive());
+                receiveLeases[k] = m;
+                receiveBuffers[k] = m.segment();
+                receiveLkeys[k] = lkey(m);
+            }
+        } catch (VfsException e) {
+            releaseAll(receiveLeases);
+            throw new PoolShortException("the I/O memory pool cannot hold the receive buffers of another connection now ("
+                    + receives + " x " + o.inlineReceive() + " bytes): " + e.getMessage());
+        }
+        this.sendLeases = new IoMemory[sends];
+        this.sendBuffers = new MemorySegment[sends];
+        this.sendLkeys = new int[sends];
+        this.freeSendBuffers = new ArrayBlockingQueue<>(sends);
+        this.sendQueue = new SendQueue(server.maxSendWr(), this::close);
         this.recvFrom = new RecvFrom(this);
         this.sendTo = new SendTo(this);
         this.backchannel = o.backchannelCredits() > 0
@@ -141,6 +163,23 @@ final class ServerConnection {
         return IDS.incrementAndGet();
     }
 
+    /** The local key of pool memory: the registration of its slab with the server's domain. */
+    private static int lkey(IoMemory m) throws RdmaException {
+        if (!(m.registration() instanceof MemoryRegion mr)) {
+            throw new RdmaException("I/O pool memory is not registered with an RDMA device");
+        }
+        return mr.lkey();
+    }
+
+    private static void releaseAll(IoMemory[] leases) {
+        for (int k = 0; k < leases.length; k++) {
+            if (leases[k] != null) {
+                leases[k].release();
+                leases[k] = null;
+            }
+        }
+    }
+
     int receiveCount() {
         return receiveBuffers.length;
     }
@@ -155,8 +194,8 @@ final class ServerConnection {
             return;
         }
         try {
-            qp.postReceive(RecvWr.of(k, recvRegion.sge(k * (long) server.options().inlineReceive(),
-                    server.options().inlineReceive())));
+            MemorySegment b = receiveBuffers[k];
+            qp.postReceive(RecvWr.of(k, new Sge(b.address(), (int) b.byteSize(), receiveLkeys[k])));
             postedReceives.incrementAndGet();
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive not re-posted: {}", id(), e.getMessage());
@@ -223,12 +262,57 @@ final class ServerConnection {
         return calls.get();
     }
 
+    /**
+     * A send buffer for one message, from a worker: a free one, else a new lease (waiting for the
+     * pool as any lease does) while the connection has fewer than its send buffers, else the next
+     * one freed.
+     */
     int sendBufferIndex() throws InterruptedException {
-        Integer k = freeSendBuffers.poll(30, TimeUnit.SECONDS);
+        Integer k = freeSendBuffers.poll();
+        if (k != null) {
+            return k;
+        }
+        synchronized (sendLeases) {
+            if (freed.get()) {
+                throw new IllegalStateException("connection " + id() + " is closed");
+            }
+            if (sendLeased < sendLeases.length) {
+                try {
+                    IoMemory m = account.lease(inlineSendBuffer());
+                    int n = sendLeased;
+                    sendLkeys[n] = lkey(m);
+                    sendBuffers[n] = m.segment();
+                    sendLeases[n] = m;
+                    sendLeased++;
+                    return n;
+                } catch (VfsException | RdmaException e) {
+                    if (sendLeased == 0) {
+                        throw new IllegalStateException("no send buffer: " + e.getMessage(), e);
+                    }
+                    // else wait for one of those the connection has
+                }
+            }
+        }
+        k = freeSendBuffers.poll(30, TimeUnit.SECONDS);
         if (k == null) {
             throw new IllegalStateException("no send buffer within 30 s");
         }
         return k;
+    }
+
+    /** The size of a send buffer: the server's inline send size (the peer may take less). */
+    private int inlineSendBuffer() {
+        return server.options().inlineSend();
+    }
+
+    /** The heap copy of receive {@code k}'s header for the reply, at least {@code length} bytes. */
+    MemorySegment headerCopy(int k, int length) {
+        MemorySegment c = headerCopies[k];
+        if (c == null || c.byteSize() < length) {
+            c = MemorySegment.ofArray(new byte[Math.max(256, Integer.highestOneBit(Math.max(1, length - 1)) << 1)]);
+            headerCopies[k] = c;
+        }
+        return c;
     }
 
     MemorySegment sendBuffer(int k) {
@@ -239,8 +323,8 @@ final class ServerConnection {
         return sendBuffers[k].address();
     }
 
-    int sendLkey() {
-        return sendRegion.lkey();
+    int sendLkey(int k) {
+        return sendLkeys[k];
     }
 
     void returnSendBuffer(int k) {
@@ -362,8 +446,9 @@ final class ServerConnection {
         if (recvCq != null) {
             recvCq.close();
         }
-        recvRegion.close();
-        sendRegion.close();
-        arena.close();
+        releaseAll(receiveLeases);
+        synchronized (sendLeases) {
+            releaseAll(sendLeases);
+        }
     }
 }

@@ -89,12 +89,7 @@ abstract class AbstractRpcRdmaTest {
     }
 
     byte[] call(int proc, java.util.function.Consumer<ByteBuf> args) {
-        ByteBuf b = Unpooled.buffer();
-        CallHeaders.write(b, client.nextXid(), EchoProgram.PROGRAM, 1, proc, Credentials.NONE);
-        args.accept(b);
-        byte[] out = new byte[b.readableBytes()];
-        b.readBytes(out);
-        return out;
+        return callOn(client, proc, args);
     }
 
     /** A real client connects to {@code server} and an echo of {@code length} bytes comes back: it is serving. */
@@ -315,6 +310,80 @@ abstract class AbstractRpcRdmaTest {
             }
             waitFor(() -> limited.connectionCount() == 0);
         }
+    }
+
+    /**
+     * A connection's receive buffers are leased from the one pool when it is accepted (an idle
+     * connection holds nothing else of it). A connect the pool cannot hold closes the quietest idle
+     * connection to make room, as at the connection bound; with every connection busy it is
+     * refused, and the connections go on. Closed connections give everything back.
+     */
+    @Test
+    void connectionBuffersComeFromThePoolWhichIdleConnectionsMakeRoomIn() throws Exception {
+        RpcDispatcher d = new RpcDispatcher(null, ByteBufAllocator.DEFAULT);
+        RpcRdmaServer[] self = new RpcRdmaServer[1];
+        EchoProgram prog = new EchoProgram(() -> self[0].pool());
+        d.register(prog);
+        // one slab of 256 buffers of 4 KiB; a connection with 100 credits posts 103 receives (one spare,
+        // two for the backchannel): two connections fit, not three
+        PoolLimits small = new PoolLimits(1 << 20, 1 << 20, 1 << 20, 4 << 10, 1 << 20, Duration.ofMillis(100));
+        RpcRdmaOptions o = new RpcRdmaOptions(100, 4096, 4096, io.rdmagate.rpcrdma.header.RpcRdmaLimits.DEFAULT);
+        long ring = 103 * 4096L;
+        List<RpcRdmaClient> clients = new ArrayList<>();
+        try (RpcRdmaServer s = RpcRdmaServer.start(serverDevice, d, o, small,
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            self[0] = s;
+            try {
+                RpcRdmaClient first = RpcRdmaClient.connect(clientDevice, s.localAddress());
+                clients.add(first);
+                assertEquals(ring, s.pool().leasedBytes(), "an idle connection holds its receive buffers, from the pool");
+                RpcRdmaClient second = RpcRdmaClient.connect(clientDevice, s.localAddress());
+                clients.add(second);
+                assertEquals(2 * ring, s.pool().leasedBytes());
+                // the second is busy: a call waits at the gate
+                CompletableFuture<Reply> blocked = second.callAsync(Call.of(callOn(second, EchoProgram.BLOCK, b -> { })));
+                waitFor(() -> s.connectionCount() == 2 && prog.gate.getQueueLength() == 1);
+
+                RpcRdmaClient third = RpcRdmaClient.connect(clientDevice, s.localAddress());
+                clients.add(third);
+                assertEquals(1, s.evictedConnections(), "the idle first connection made room");
+                assertEquals(0, s.refusedConnections());
+                assertEquals(17, echo(third, 17), "the newcomer is served");
+                assertTrue(s.pool().leasedBytes() <= small.maxBytes());
+
+                // now both connections are busy: no room can be made
+                CompletableFuture<Reply> blocked3 = third.callAsync(Call.of(callOn(third, EchoProgram.BLOCK, b -> { })));
+                waitFor(() -> prog.gate.getQueueLength() == 2);
+                org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                        () -> clients.add(RpcRdmaClient.connect(clientDevice, s.localAddress())),
+                        "every connection is busy and the pool full: refused");
+                assertEquals(1, s.refusedConnections());
+                prog.gate.release(2);
+                success(RpcRdmaClient.await(blocked));
+                success(RpcRdmaClient.await(blocked3));
+                assertEquals(23, echo(second, 23), "the connections it had go on");
+            } finally {
+                for (RpcRdmaClient c : clients) {
+                    c.close();
+                }
+            }
+            waitFor(() -> s.connectionCount() == 0 && s.pool().leasedBytes() == 0);
+            assertEquals(0, s.pool().leasedBytes(), "closed connections gave their buffers back");
+        }
+    }
+
+    static byte[] callOn(RpcRdmaClient c, int proc, java.util.function.Consumer<ByteBuf> args) {
+        ByteBuf b = Unpooled.buffer();
+        CallHeaders.write(b, c.nextXid(), EchoProgram.PROGRAM, 1, proc, Credentials.NONE);
+        args.accept(b);
+        byte[] out = new byte[b.readableBytes()];
+        b.readBytes(out);
+        return out;
+    }
+
+    /** GET of {@code n} bytes on {@code c}: how many came back. */
+    static int echo(RpcRdmaClient c, int n) throws Exception {
+        return success(c.call(Call.of(callOn(c, EchoProgram.GET, b -> b.writeInt(n))))).readOpaque(n + 1).length;
     }
 
     @Test

@@ -110,13 +110,13 @@ public final class IoMemoryPool implements AutoCloseable {
         }
     }
 
-    private PooledIoMemory lease(Account account, int size) throws VfsException {
+    private PooledIoMemory lease(Account account, int size, long waitNanos) throws VfsException {
         if (size <= 0 || size > limits.maxBufferBytes()) {
             throw new VfsException(VfsError.INVALID,
                     "I/O buffer of " + size + " bytes; the largest is " + limits.maxBufferBytes());
         }
         SizeClass c = classes[classIndex(size)];
-        long deadline = System.nanoTime() + limits.leaseWait().toNanos();
+        long deadline = System.nanoTime() + waitNanos;
         lock.lock();
         try {
             while (true) {
@@ -142,7 +142,8 @@ public final class IoMemoryPool implements AutoCloseable {
                     throw new PoolExhaustedException(accountFull
                             ? "client " + account.name + " holds " + account.leased + " bytes of I/O memory, its limit is "
                               + limits.maxBytesPerAccount()
-                            : "I/O memory pool full (" + limits.maxBytes() + " bytes) for " + limits.leaseWait());
+                            : "I/O memory pool full (" + limits.maxBytes() + " bytes)"
+                              + (waitNanos > 0 ? " for " + limits.leaseWait() : ""));
                 }
                 freed.awaitNanos(left);
             }
@@ -231,7 +232,16 @@ public final class IoMemoryPool implements AutoCloseable {
          * {@code size} bytes. Waits for memory up to the pool's lease wait.
          */
         public IoMemory lease(int size) throws VfsException {
-            return IoMemoryPool.this.lease(this, size);
+            return IoMemoryPool.this.lease(this, size, limits.leaseWait().toNanos());
+        }
+
+        /**
+         * Leases as {@link #lease} does, but never waits: when the pool or the account is full
+         * now, throws {@link PoolExhaustedException} at once (for a thread that must not block,
+         * or a caller that would rather refuse new work than wait for memory).
+         */
+        public IoMemory leaseNow(int size) throws VfsException {
+            return IoMemoryPool.this.lease(this, size, 0);
         }
 
         /** Bytes this account holds now. */
