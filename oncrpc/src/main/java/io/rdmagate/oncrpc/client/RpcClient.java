@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.rdmagate.oncrpc.rpc.CallHeaders;
 import io.rdmagate.oncrpc.rpc.Credentials;
 import io.rdmagate.oncrpc.rpc.ReplyHeader;
+import io.rdmagate.oncrpc.rpc.Rpc;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
 import java.io.DataInputStream;
@@ -30,7 +31,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * one connection and matched to replies by xid, AUTH_NONE or AUTH_SYS. Thread-safe.
  *
  * <p>Reading: one virtual thread reads records; a reply whose xid no call waits for is dropped. A
- * malformed reply or a closed connection fails every waiting call.
+ * malformed reply or a closed connection fails every waiting call. A call the server makes on the
+ * connection (msg_type CALL: the NFSv4.1 backchannel) goes to the {@link #serveCalls} handler,
+ * whose answer is written back as a record; without one it is dropped.
  */
 public final class RpcClient implements AutoCloseable {
     public static final int MAX_RECORD = 16 * 1024 * 1024;
@@ -43,6 +46,7 @@ public final class RpcClient implements AutoCloseable {
     private final Thread reader;
     private volatile Credentials credentials = Credentials.NONE;
     private volatile IOException failure;
+    private volatile java.util.function.Function<byte[], byte[]> callHandler;
 
     private RpcClient(Socket socket) throws IOException {
         this.socket = socket;
@@ -61,6 +65,16 @@ public final class RpcClient implements AutoCloseable {
             throw e;
         }
         return new RpcClient(s);
+    }
+
+    /**
+     * Answers the calls the server makes on this connection: the handler gets each call message
+     * (xid first, no record mark) on the reading thread and returns the whole reply message, or
+     * null to send none.
+     */
+    public RpcClient serveCalls(java.util.function.Function<byte[], byte[]> handler) {
+        this.callHandler = handler;
+        return this;
     }
 
     /** The credential sent with later calls. */
@@ -149,6 +163,10 @@ public final class RpcClient implements AutoCloseable {
         try {
             while (true) {
                 byte[] record = readRecord(in);
+                if (record.length >= 8 && Unpooled.wrappedBuffer(record).getInt(4) == Rpc.CALL) {
+                    answer(record);
+                    continue;
+                }
                 XdrDecoder x = new XdrDecoder(Unpooled.wrappedBuffer(record));
                 ReplyHeader h = ReplyHeader.decode(x);
                 byte[] body = new byte[x.remaining()];
@@ -163,6 +181,17 @@ public final class RpcClient implements AutoCloseable {
             failure = io;
             pending.values().forEach(f -> f.completeExceptionally(io));
             pending.clear();
+        }
+    }
+
+    private void answer(byte[] call) throws IOException {
+        java.util.function.Function<byte[], byte[]> h = callHandler;
+        byte[] reply = h == null ? null : h.apply(call);
+        if (reply != null) {
+            byte[] record = new byte[4 + reply.length];
+            Unpooled.wrappedBuffer(record).setInt(0, 0x80000000 | reply.length);
+            System.arraycopy(reply, 0, record, 4, reply.length);
+            sendRaw(record);
         }
     }
 
