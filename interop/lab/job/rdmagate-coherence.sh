@@ -127,6 +127,15 @@ nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
     out=$(grep " $V nfs4 " /proc/mounts | cut -d' ' -f4 | tr ',' '\n' | grep -E '^(vers|proto)=' | tr '\n' ' ')
     if [[ $out == *vers=4.1* ]]; then result "$label/mount" PASS "$out"
     else result "$label/mount" FAIL "mounted as '$out'"; fi
+    # the kernel client asks for a back channel at CREATE_SESSION: granted, and its CB_NULL probe answered
+    local up=""
+    for i in $(seq 50); do
+        up=$(host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_nfs4_back_channels\{' | tr '\n' ' ')
+        [[ $up == *'state="up"} 1'* && $up == *'state="down"} 0'* ]] && break
+        sleep 0.2
+    done
+    if [[ $up == *'state="up"} 1'* && $up == *'state="down"} 0'* ]]; then result "$label/back-channel" PASS "$up"
+    else result "$label/back-channel" FAIL "metrics: '$up'; $(grep -si callback "${GATEWAY_LOG:-/dev/null}" | tail -3 | tr '\n' ' ')"; fi
     want=$(ls -1 $S | sort | tr '\n' ' ')
     got=$(ls -1 $V | sort | tr '\n' ' ')
     if [ "$want" = "$got" ]; then result "$label/list" PASS

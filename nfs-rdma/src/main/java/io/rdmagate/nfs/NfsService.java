@@ -104,7 +104,10 @@ public final class NfsService implements ProtocolService {
         return out;
     }
 
-    /** rdmagate_nfs4_clients, rdmagate_nfs4_sessions, rdmagate_nfs4_open_states and rdmagate_nfs4_grace (1 while it runs). */
+    /**
+     * rdmagate_nfs4_clients, rdmagate_nfs4_sessions, rdmagate_nfs4_open_states, rdmagate_nfs4_grace (1 while
+     * it runs) and rdmagate_nfs4_back_channels{state="up"|"down"}.
+     */
     private static void bindNfs4Metrics(GatewayContext context, io.rdmagate.nfs.v4.Nfs4Server s) {
         var r = context.metrics();
         var state = s.state();
@@ -116,6 +119,12 @@ public final class NfsService implements ProtocolService {
                 io.rdmagate.nfs.v4.state.Nfs4State::openCount).description("NFSv4.1 opens (open stateids)").register(r);
         io.micrometer.core.instrument.Gauge.builder("rdmagate.nfs4.grace", s, x -> x.state().inGrace(x.now()) ? 1 : 0)
                 .description("1 while the grace period after a restart runs").register(r);
+        for (boolean down : new boolean[] {false, true}) {
+            io.micrometer.core.instrument.Gauge.builder("rdmagate.nfs4.back.channels", state, x -> x.backChannels(down))
+                    .tag("state", down ? "down" : "up")
+                    .description("NFSv4.1 back channels whose CB_NULL probe was answered (up) or that are down")
+                    .register(r);
+        }
     }
 
     /**

@@ -81,7 +81,8 @@ final class Nfs4TestClient implements AutoCloseable {
         e.writeInt(AUTH_NONE);
     }
 
-    private static void channel(XdrEncoder e, int slots) {
+    /** channel_attrs4 with {@code slots} slots and 1 MiB requests and replies. */
+    static void channel(XdrEncoder e, int slots) {
         e.writeInt(0);
         e.writeInt(1 << 20);
         e.writeInt(1 << 20);

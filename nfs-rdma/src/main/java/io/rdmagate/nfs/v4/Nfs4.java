@@ -206,6 +206,8 @@ public final class Nfs4 {
     public static final int SP4_SSV = 2;
 
     // ---- CREATE_SESSION (§18.36)
+    /** RFC 8881 §18.46.3 sr_status_flags. */
+    public static final int SEQ4_STATUS_CB_PATH_DOWN = 0x00000001;
     public static final int CREATE_SESSION4_FLAG_PERSIST = 0x00000001;
     public static final int CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x00000002;
     public static final int CREATE_SESSION4_FLAG_CONN_RDMA = 0x00000004;

@@ -9,8 +9,9 @@ import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
 
 /**
- * RFC 8881 §18.33 BACKCHANNEL_CTL: args the callback program and security parameters; no resok. The
- * server makes no callbacks yet, so the new parameters are checked and accepted with nothing to change.
+ * RFC 8881 §18.33 BACKCHANNEL_CTL: args the callback program and security parameters; no resok.
+ * Later callbacks of the session use them; a list with neither AUTH_NONE nor AUTH_SYS is
+ * NFS4ERR_INVAL (this server makes no RPCSEC_GSS callbacks).
  */
 public final class OpBackchannelCtl extends Nfs4Op {
     public OpBackchannelCtl() {
@@ -20,11 +21,12 @@ public final class OpBackchannelCtl extends Nfs4Op {
     @Override
     public void run(Compound c) throws Nfs4Exception, XdrException {
         XdrDecoder in = c.in();
-        in.readInt(); // bca_cb_program
-        int n = in.readLength(16);
-        for (int i = 0; i < n; i++) {
-            OpCreateSession.skipCallbackSec(in);
+        int program = in.readInt();
+        io.rdmagate.oncrpc.rpc.Credentials credentials = OpCreateSession.readCallbackSecs(in);
+        var session = c.session();
+        if (credentials == null) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "no callback security this server can use");
         }
-        c.session();
+        session.back().control(program, credentials);
     }
 }

@@ -3,11 +3,15 @@ package io.rdmagate.nfs.v4.op;
 import static io.rdmagate.nfs.v4.Nfs4.*;
 
 import io.rdmagate.nfs.v4.Compound;
+import io.rdmagate.nfs.v4.callback.Callbacks;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
 import io.rdmagate.nfs.v4.Nfs4Server;
 import io.rdmagate.nfs.v4.state.ClientRecord;
 import io.rdmagate.nfs.v4.state.Nfs4State;
+import io.rdmagate.oncrpc.rpc.AuthSys;
+import io.rdmagate.oncrpc.rpc.Credentials;
+import io.rdmagate.oncrpc.server.Backchannel;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
@@ -18,10 +22,13 @@ import io.rdmagate.oncrpc.xdr.XdrException;
  *
  * <p>The fore channel gets what the client asked within the server's limits: requests and replies up
  * to the largest READ or WRITE plus 8 KiB of operations, replies kept for replay up to
- * {@code maxCachedReply}, {@code maxOperations} operations, {@code maxSlots} slots. No back channel is
- * offered yet (CONN_BACK_CHAN and PERSIST are cleared, so the client expects no callbacks and the
- * server hands out no delegations); the back channel's attributes are echoed. A retry of the last
- * CREATE_SESSION gets the same result (§18.36.4).
+ * {@code maxCachedReply}, {@code maxOperations} operations, {@code maxSlots} slots. A back channel
+ * is granted (CONN_BACK_CHAN kept) when the client asks for one, the connection can carry calls to
+ * the client (TCP; RPC-over-RDMA with RFC 8167) and csa_sec_parms offers AUTH_NONE or AUTH_SYS
+ * (RPCSEC_GSS callbacks are not made); it is then probed with CB_NULL ({@link Callbacks#probe}).
+ * The back channel's attributes are echoed: the client sizes the slot table it serves, and the
+ * server uses one slot of it. PERSIST is cleared. A retry of the last CREATE_SESSION gets the same
+ * result (§18.36.4).
  */
 public final class OpCreateSession extends Nfs4Op {
     private static final int OP_HEADROOM = 8192;
@@ -43,11 +50,8 @@ public final class OpCreateSession extends Nfs4Op {
         int flags = in.readInt();
         ChannelAttrs fore = ChannelAttrs.read(in);
         ChannelAttrs back = ChannelAttrs.read(in);
-        in.readInt(); // csa_cb_program: no callbacks yet
-        int secParms = in.readLength(16);
-        for (int i = 0; i < secParms; i++) {
-            skipCallbackSec(in);
-        }
+        int cbProgram = in.readInt();
+        Credentials cbCredentials = readCallbackSecs(in);
         Nfs4Server server = c.server();
         Nfs4Server.Options o = server.options();
         if (fore.maxRequests() == 0) {
@@ -64,35 +68,69 @@ public final class OpCreateSession extends Nfs4Op {
             out.writeFixedOpaque(created.replay());
             return;
         }
+        Backchannel connection = c.call().connection().backchannel();
+        boolean backGranted = (flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN) != 0 && cbCredentials != null
+                && connection.isOpen();
+        if (backGranted) {
+            created.session().back().grant(connection, cbProgram, cbCredentials);
+        }
         int start = out.position();
         out.writeFixedOpaque(created.session().id());
         out.writeInt(sequence);
-        out.writeInt(flags & ~(CREATE_SESSION4_FLAG_PERSIST | CREATE_SESSION4_FLAG_CONN_BACK_CHAN));
+        out.writeInt(flags & ~(CREATE_SESSION4_FLAG_PERSIST | (backGranted ? 0 : CREATE_SESSION4_FLAG_CONN_BACK_CHAN)));
         new ChannelAttrs(0, grant.maxRequest(), grant.maxResponse(), grant.maxCached(), grant.maxOperations(),
                 grant.slots(), fore.rdmaIrd() >= 0 ? 0 : -1).write(out);
         back.write(out);
         ClientRecord client = created.session().client();
         server.state().createSessionReplied(client, out.copyRange(start, out.position()));
+        if (backGranted) {
+            Callbacks.probe(created.session().back());
+        }
     }
 
-    /** callback_sec_parms4: AUTH_NONE, AUTH_SYS's authsys_parms, RPCSEC_GSS's gss_cb_handles4. */
-    static void skipCallbackSec(XdrDecoder in) throws XdrException {
+    /**
+     * csa_sec_parms (callback_sec_parms4 list): the first AUTH_NONE or AUTH_SYS entry as the
+     * credential callbacks carry, or null when the list offers neither.
+     */
+    static Credentials readCallbackSecs(XdrDecoder in) throws XdrException {
+        int n = in.readLength(16);
+        Credentials chosen = null;
+        for (int i = 0; i < n; i++) {
+            Credentials c = readCallbackSec(in);
+            if (chosen == null) {
+                chosen = c;
+            }
+        }
+        return chosen;
+    }
+
+    /**
+     * callback_sec_parms4: AUTH_NONE, AUTH_SYS's authsys_parms (as the credential), RPCSEC_GSS's
+     * gss_cb_handles4 (skipped: null).
+     */
+    static Credentials readCallbackSec(XdrDecoder in) throws XdrException {
         int flavor = in.readInt();
         switch (flavor) {
             case AUTH_NONE -> {
+                return Credentials.NONE;
             }
             case AUTH_SYS -> {
-                in.readInt(); // stamp
-                in.skipOpaque(255); // machine name
-                in.readInt(); // uid
-                in.readInt(); // gid
-                int gids = in.readLength(16);
-                in.skip(4 * gids);
+                int stamp = in.readInt();
+                String machine = in.readString(AuthSys.MAX_MACHINE_NAME);
+                int uid = in.readInt();
+                int gid = in.readInt();
+                int n = in.readLength(AuthSys.MAX_GIDS);
+                int[] gids = new int[n];
+                for (int i = 0; i < n; i++) {
+                    gids[i] = in.readInt();
+                }
+                return new AuthSys(stamp, machine, uid, gid, gids);
             }
             case 6 -> { // RPCSEC_GSS
                 in.readInt(); // service
                 in.skipOpaque(NFS4_OPAQUE_LIMIT);
                 in.skipOpaque(NFS4_OPAQUE_LIMIT);
+                return null;
             }
             default -> throw new XdrException("callback flavor " + flavor);
         }

@@ -19,7 +19,9 @@ import io.rdmagate.oncrpc.xdr.XdrException;
  * NFS4ERR_TOO_MANY_OPS and one larger than its request size NFS4ERR_REQ_TOO_BIG. The slot then
  * decides (§2.10.6.1, {@link Nfs4State#sequence}): a new request renews the lease and runs, a
  * retry is answered from the slot. Every reply that fits the session's cached size is kept,
- * whatever cachethis says (RFC 8881 lets a server keep more than asked).
+ * whatever cachethis says (RFC 8881 lets a server keep more than asked). The status flags report
+ * the session's back channel down (SEQ4_STATUS_CB_PATH_DOWN) when it was granted and has no live
+ * connection or failed its probe.
  */
 public final class OpSequence extends Nfs4Op {
     public OpSequence() {
@@ -53,6 +55,7 @@ public final class OpSequence extends Nfs4Op {
         out.writeInt(slotId);
         out.writeInt(s.slots().length - 1);
         out.writeInt(s.slots().length - 1);
-        out.writeInt(0); // sr_status_flags
+        // §18.46.3: a granted back channel with no live connection, or one that failed its probe
+        out.writeInt(s.back().pathDown() ? SEQ4_STATUS_CB_PATH_DOWN : 0);
     }
 }

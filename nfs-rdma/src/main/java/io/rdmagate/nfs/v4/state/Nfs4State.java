@@ -258,7 +258,7 @@ public final class Nfs4State {
             slots[i] = new Slot();
         }
         Session s = new Session(id, c, grant.maxRequest(), grant.maxResponse(), grant.maxCached(),
-                grant.maxOperations(), slots);
+                grant.maxOperations(), slots, new BackChannel());
         sessions.put(ByteBuffer.wrap(id), s);
         c.sessions.add(s);
         c.sequence++;
@@ -312,6 +312,20 @@ public final class Nfs4State {
 
     public synchronized int sessionCount() {
         return sessions.size();
+    }
+
+    /**
+     * Sessions whose back channel is down ({@code down}), or up: its probe answered on a connection
+     * still open (one still being probed is neither); read without the monitor.
+     */
+    public int backChannels(boolean down) {
+        int n = 0;
+        for (Session s : sessions.values()) {
+            if (down ? s.back().pathDown() : s.back().pathUp()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     public synchronized int openCount() {
