@@ -47,10 +47,15 @@ public final class LockManager {
     private static final class FileLocks {
         final List<ByteRangeLock> granted = new ArrayList<>();
         final List<PendingLock> queue = new ArrayList<>();
+        /** {@link #whenFree} requests: told, never granted. */
+        final List<Watch> watches = new ArrayList<>();
 
         boolean isEmpty() {
-            return granted.isEmpty() && queue.isEmpty();
+            return granted.isEmpty() && queue.isEmpty() && watches.isEmpty();
         }
+    }
+
+    private record Watch(ByteRangeLock request, java.util.concurrent.CompletableFuture<Void> free) {
     }
 
     /** Grants the lock now or throws {@link LockConflictException} naming a holder. */
@@ -110,6 +115,27 @@ public final class LockManager {
         f.queue.add(p);
         waiting.put(request.owner(), p);
         return p;
+    }
+
+    /**
+     * Completes once nothing in the table conflicts with {@code request} any more, without granting
+     * it: for a protocol that tells a waiting client to ask again (NFSv4.1 CB_NOTIFY_LOCK, RFC 8881
+     * §20.11). Complete already when nothing conflicts now; completes too when the file's locks are
+     * forgotten. Cancel the future to stop watching. It is completed inside this manager's
+     * monitor: attach only asynchronous stages.
+     */
+    public synchronized java.util.concurrent.CompletableFuture<Void> whenFree(long fileId, ByteRangeLock request)
+            throws VfsException {
+        validate(request);
+        java.util.concurrent.CompletableFuture<Void> free = new java.util.concurrent.CompletableFuture<>();
+        FileLocks f = files.get(fileId);
+        if (f == null || firstBlocker(f, request) == null) {
+            free.complete(null);
+            return free;
+        }
+        f.watches.removeIf(w -> w.free().isDone()); // cancelled ones
+        f.watches.add(new Watch(request, free));
+        return free;
     }
 
     /** Returns a lock that would block {@code request}, if any (NLM TEST, F_GETLK). */
@@ -205,6 +231,9 @@ public final class LockManager {
             for (PendingLock p : f.queue) {
                 waiting.remove(p.request().owner());
                 p.future().completeExceptionally(new CancellationException("file removed"));
+            }
+            for (Watch w : f.watches) {
+                w.free().complete(null);
             }
         }
     }
@@ -357,6 +386,13 @@ public final class LockManager {
                     p.future().completeExceptionally(new LockConflictException(new ByteRangeLock(OUTSIDE,
                             p.request().offset(), p.request().length(), true, p.request().semantics())));
                 }
+            }
+        }
+        for (Iterator<Watch> it = f.watches.iterator(); it.hasNext();) {
+            Watch w = it.next();
+            if (w.free().isDone() || firstBlocker(f, w.request()) == null) {
+                it.remove();
+                w.free().complete(null);
             }
         }
         dropIfEmpty(fileId, f);

@@ -70,6 +70,30 @@ class LockManagerTest {
         return assertThrows(VfsException.class, e).error();
     }
 
+    // ---- told when free (NFSv4.1 CB_NOTIFY_LOCK) ----
+
+    @Test
+    void aWatcherIsToldWhenTheRangeIsFreeAndGrantedNothing() throws Exception {
+        locks.lock(FILE, px(A, 0, 100));
+        locks.lock(FILE, ps(C, 200, 10));
+        var free = locks.whenFree(FILE, px(B, 50, 10));
+        var other = locks.whenFree(FILE, px(B, 205, 1));
+        assertTrue(!free.isDone() && !other.isDone(), "both ranges are held");
+        locks.unlock(FILE, A, 0, 40, LockSemantics.POSIX);
+        assertTrue(!free.isDone(), "50+10 is still held");
+        locks.unlock(FILE, A, 0, 100, LockSemantics.POSIX);
+        assertTrue(free.isDone(), "told once nothing conflicts");
+        assertTrue(!other.isDone(), "the other range is still held");
+        assertEquals(List.of(row(C, 200, 10, false)), table(), "the watcher was granted nothing");
+        assertTrue(locks.whenFree(FILE, px(B, 0, 10)).isDone(), "a free range: told at once");
+
+        var cancelled = locks.whenFree(FILE, px(B, 200, 1));
+        cancelled.cancel(false);
+        locks.releaseAll(o -> o.equals(C));
+        assertTrue(other.isDone(), "told when the holder's locks are all released");
+        assertEquals(List.of(), table());
+    }
+
     // ---- POSIX ----
 
     @Test
