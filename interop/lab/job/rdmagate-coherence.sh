@@ -173,7 +173,36 @@ nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
     # locks: an NFSv4.1 lock (LOCK) is refused through cifs, and a cifs lock to NFSv4.1, both ways
     N=$V refused $label fcntl nfs cifs
     N=$V refused $label fcntl cifs nfs
+    blocked_waiter "$label" $S $V
     if timeout 60 umount $V; then result "$label/unmount" PASS; else result "$label/unmount" FAIL; fi
+}
+# A process blocked in fcntl(F_SETLKW) on NFSv4.1 behind a lock another client holds (a process on
+# the cifs mount: the client's own processes it serializes locally, without asking the server):
+# the client sends WRITEW_LT and waits; when the holder exits, the gateway tells it by
+# CB_NOTIFY_LOCK on the session's back channel (RFC 8881 §20.11) and the waiter gets the lock,
+# without waiting for its next poll.
+blocked_waiter() {                          # blocked_waiter LABEL HOLDER_DIR WAITER_DIR
+    local label=$1 hf=$2/blocked-$1 lf=$3/blocked-$1 holder waiter released got before after i
+    local setlkw='use Fcntl; open(my $fh, "+<", $ARGV[0]) or die "open: $!";
+        my $lk = pack("s s x4 q q i x4", F_WRLCK, 0, 0, 0, 0); fcntl($fh, F_SETLKW, $lk) or die "lock: $!";
+        if (@ARGV > 1) { open(my $o, ">", $ARGV[1]) or die; close $o; sleep $ARGV[2]; } exit 0;'
+    notified() { host_get "$HTTP_PORT" /metrics | awk '/^rdmagate_nfs4_callbacks_total\{.*call="CB_NOTIFY_LOCK".*result="ok"/ { n += $2 } END { print n + 0 }'; }
+    : > "$hf"
+    rm -f /tmp/bw-held
+    before=$(notified)
+    perl -e "$setlkw" "$hf" /tmp/bw-held 2 &
+    holder=$!
+    for i in $(seq 100); do [ -e /tmp/bw-held ] && break; sleep 0.1; done
+    timeout 30 perl -e "$setlkw" "$lf" &
+    waiter=$!
+    wait $holder
+    released=$(date +%s%N)
+    if wait $waiter; then got=$(date +%s%N); else got=""; fi
+    for i in $(seq 50); do after=$(notified); [ "${after%.*}" -gt "${before%.*}" ] && break; sleep 0.2; done
+    if [ -n "$got" ] && [ "${after%.*}" -gt "${before%.*}" ]; then
+        result "$label/blocked-lock-notified" PASS "the waiter got the lock $(( (got - released) / 1000000 )) ms after the holder exited; CB_NOTIFY_LOCK sent $before -> $after"
+    else result "$label/blocked-lock-notified" FAIL "waiter got it: $([ -n "$got" ] && echo yes || echo no); CB_NOTIFY_LOCK sent $before -> $after; $(host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_nfs4_(callbacks|back)|LOCK' | tr '\n' ' ')"; fi
+    rm -f /tmp/bw-held "$hf"
 }
 head -c 3000000 /dev/urandom > $S/v41-data.bin
 echo first-line > $S/v41-grows.txt

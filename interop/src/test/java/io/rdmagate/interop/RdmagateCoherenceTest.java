@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * of the export is refused to both, and a write a process on the host makes (this test's JVM, not
  * the gateway) breaks what cifs caches, so cifs reads the new content. The same boot mounts the
  * gateway with NFSv4.1 over TCP and over RDMA: it lists and reads what cifs wrote, cifs reads what
- * it writes, and an NFSv4.1 lock and a cifs lock refuse each other; then the common NFS workload runs
- * over NFSv4.1 on both transports.
+ * it writes, and an NFSv4.1 lock and a cifs lock refuse each other; its back channel is up, and a
+ * process blocked on a lock cifs holds is told by CB_NOTIFY_LOCK when it is released; then the
+ * common NFS workload runs over NFSv4.1 on both transports.
  */
 @Tag("interop")
 class RdmagateCoherenceTest {
@@ -113,9 +114,9 @@ class RdmagateCoherenceTest {
                 for (String c : CHECKS) {
                     expected.add("coherence-" + proto + "/" + c);
                 }
-                for (String c : List.of("mount", "list", "read", "sees-cifs-write", "write", "namespace",
+                for (String c : List.of("mount", "back-channel", "list", "read", "sees-cifs-write", "write", "namespace",
                         "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs", "fcntl-cifs-lock-refused-to-nfs",
-                        "fcntl-cifs-unlock-frees-nfs", "unmount")) {
+                        "fcntl-cifs-unlock-frees-nfs", "blocked-lock-notified", "unmount")) {
                     expected.add("v41-" + proto + "/" + c);
                 }
                 for (String c : WORKLOAD) {

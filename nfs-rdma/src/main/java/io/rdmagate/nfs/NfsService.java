@@ -106,7 +106,8 @@ public final class NfsService implements ProtocolService {
 
     /**
      * rdmagate_nfs4_clients, rdmagate_nfs4_sessions, rdmagate_nfs4_open_states, rdmagate_nfs4_grace (1 while
-     * it runs) and rdmagate_nfs4_back_channels{state="up"|"down"}.
+     * it runs), rdmagate_nfs4_back_channels{state="up"|"down"} and
+     * rdmagate_nfs4_callbacks_total{call="CB_NULL"|"CB_NOTIFY_LOCK",result="ok"|"failed"}.
      */
     private static void bindNfs4Metrics(GatewayContext context, io.rdmagate.nfs.v4.Nfs4Server s) {
         var r = context.metrics();
@@ -124,6 +125,14 @@ public final class NfsService implements ProtocolService {
                     .tag("state", down ? "down" : "up")
                     .description("NFSv4.1 back channels whose CB_NULL probe was answered (up) or that are down")
                     .register(r);
+        }
+        for (String call : new String[] {"CB_NULL", "CB_NOTIFY_LOCK"}) {
+            for (boolean ok : new boolean[] {true, false}) {
+                io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.nfs4.callbacks", call,
+                        x -> io.rdmagate.nfs.v4.callback.Callbacks.sent(x, ok)).tag("call", call)
+                        .tag("result", ok ? "ok" : "failed")
+                        .description("calls to NFSv4.1 clients' callback services, answered (ok) or not").register(r);
+            }
         }
     }
 

@@ -46,6 +46,8 @@ class Nfs4BackChannelTest {
 
     private NfsFixture fx;
     private final java.util.List<Nfs4TestClient> clients = new java.util.ArrayList<>();
+    /** Every call the clients' callback services received, whole. */
+    private static final BlockingQueue<byte[]> CALLS = new LinkedBlockingQueue<>();
 
     /** A call the client's callback service received. */
     record Received(int prog, int vers, int proc, int flavor) {
@@ -72,12 +74,17 @@ class Nfs4BackChannelTest {
         return c;
     }
 
+    /** Answers CB_NULL with nothing and CB_COMPOUND with NFS4_OK and no results (enough for the server). */
     static Function<byte[], byte[]> callbackService(BlockingQueue<Received> got, int acceptStat) {
         return call -> {
             ByteBuf b = Unpooled.wrappedBuffer(call);
             int xid = b.getInt(0);
             got.add(new Received(b.getInt(12), b.getInt(16), b.getInt(20), b.getInt(24)));
+            CALLS.add(call);
             ByteBuf r = ReplyHeaders.accepted(Unpooled.buffer(), xid, acceptStat);
+            if (acceptStat == Rpc.SUCCESS && b.getInt(20) == 1) {
+                r.writeInt(NFS4_OK).writeInt(0).writeInt(0); // status, tag, no results
+            }
             byte[] out = new byte[r.readableBytes()];
             r.readBytes(out);
             return out;
@@ -195,6 +202,93 @@ class Nfs4BackChannelTest {
         other.close();
         assertEquals(SEQ4_STATUS_CB_PATH_DOWN, awaitStatusFlags(c, SEQ4_STATUS_CB_PATH_DOWN),
                 "the back channel's connection closed");
+    }
+
+    /**
+     * RFC 8881 §20.11: OPEN says the server may notify blocked locks; a WRITEW_LT that is denied
+     * gets a CB_NOTIFY_LOCK (after CB_SEQUENCE on the back channel's slot 0) naming the file and the
+     * lock-owner once the holder unlocks, and the owner's LOCK then succeeds.
+     */
+    @Test
+    void aBlockedLockIsToldByCbNotifyLockWhenTheHolderUnlocks() throws Exception {
+        BlockingQueue<Received> got = new LinkedBlockingQueue<>();
+        Nfs4TestClient c = client(got, Rpc.SUCCESS);
+        establish(c, "cb-lock", CREATE_SESSION4_FLAG_CONN_BACK_CHAN, AUTH_SYS_CB);
+        assertNotNull(got.poll(10, TimeUnit.SECONDS), "probed");
+        CALLS.clear();
+        try (io.rdmagate.nfs.client.Nfs3Client v3 = io.rdmagate.nfs.client.Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {
+            v3.create(io.rdmagate.nfs.client.Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT), "locked", 0666);
+        }
+        int[] seqid = new int[2];
+        byte[][] other = new byte[2][];
+        byte[] fh = null;
+        for (int i = 0; i < 2; i++) {
+            String owner = "owner-" + i;
+            Reply r = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                    .op(OP_OPEN, e -> {
+                        e.writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(OPEN4_SHARE_DENY_NONE).writeHyper(0);
+                        e.writeOpaque(owner.getBytes(StandardCharsets.UTF_8)).writeInt(OPEN4_NOCREATE).writeInt(CLAIM_NULL);
+                        Nfs4TestClient.name(e, "locked");
+                    }).op(OP_GETFH).send();
+            Nfs4TestClient.skip(r.next(OP_SEQUENCE, NFS4_OK), 16 + 20);
+            r.next(OP_PUTROOTFH, NFS4_OK);
+            r.next(OP_LOOKUP, NFS4_OK);
+            XdrDecoder o = r.next(OP_OPEN, NFS4_OK);
+            seqid[i] = Nfs4TestClient.read(o::readInt);
+            other[i] = Nfs4TestClient.read(() -> o.readFixedOpaque(12));
+            Nfs4TestClient.skip(o, 20); // change_info4
+            int rflags = Nfs4TestClient.read(o::readInt);
+            assertEquals(OPEN4_RESULT_MAY_NOTIFY_LOCK, rflags & OPEN4_RESULT_MAY_NOTIFY_LOCK, "OPEN says blocked locks may be told");
+            int words = Nfs4TestClient.read(o::readInt);
+            Nfs4TestClient.skip(o, 4 * words + 4); // attrset, delegation type
+            XdrDecoder g = r.next(OP_GETFH, NFS4_OK);
+            fh = Nfs4TestClient.read(() -> g.readOpaque(NFS4_FHSIZE));
+        }
+        byte[] file = fh;
+        XdrDecoder held = lock(c, file, 2 /* WRITE_LT */, seqid[0], other[0], "lock-owner-0").next(OP_LOCK, NFS4_OK);
+        int lockSeqid = Nfs4TestClient.read(held::readInt);
+        byte[] lockOther = Nfs4TestClient.read(() -> held.readFixedOpaque(12));
+        lock(c, file, 4 /* WRITEW_LT */, seqid[1], other[1], "lock-owner-1").next(OP_LOCK, NFS4ERR_DENIED);
+        assertNull(CALLS.poll(200, TimeUnit.MILLISECONDS), "nothing told while the lock is held");
+
+        Reply unlock = c.compound().op(OP_PUTFH, e -> e.writeOpaque(file)).op(OP_LOCKU, e -> {
+            e.writeInt(2).writeInt(0).writeInt(lockSeqid).writeFixedOpaque(lockOther).writeHyper(0).writeHyper(-1L);
+        }).send();
+        assertEquals(NFS4_OK, unlock.status);
+        byte[] call = CALLS.poll(10, TimeUnit.SECONDS);
+        assertNotNull(call, "the blocked owner's client is called");
+        XdrDecoder d = new XdrDecoder(Unpooled.wrappedBuffer(call));
+        Nfs4TestClient.skip(d, 20);
+        assertEquals(1, (int) Nfs4TestClient.read(d::readInt), "CB_COMPOUND");
+        // AUTH_SYS credential: flavor, length, stamp, "client" (4 + 6 + 2), uid, gid, no gids; AUTH_NONE verifier
+        Nfs4TestClient.skip(d, 4 + 4 + 4 + 12 + 4 + 4 + 4 + 8);
+        Nfs4TestClient.read(() -> d.readOpaque(64)); // tag
+        assertEquals(1, (int) Nfs4TestClient.read(d::readInt), "minor version");
+        Nfs4TestClient.read(d::readInt); // callback_ident
+        assertEquals(2, (int) Nfs4TestClient.read(d::readInt), "CB_SEQUENCE and one operation");
+        assertEquals(11, (int) Nfs4TestClient.read(d::readInt), "CB_SEQUENCE");
+        org.junit.jupiter.api.Assertions.assertArrayEquals(c.sessionId, Nfs4TestClient.read(() -> d.readFixedOpaque(16)));
+        assertEquals(1, (int) Nfs4TestClient.read(d::readInt), "the slot's first sequence id");
+        assertEquals(0, (int) Nfs4TestClient.read(d::readInt), "slot 0");
+        Nfs4TestClient.skip(d, 12); // highest slot, cachethis, no referring calls
+        assertEquals(13, (int) Nfs4TestClient.read(d::readInt), "CB_NOTIFY_LOCK");
+        org.junit.jupiter.api.Assertions.assertArrayEquals(file, Nfs4TestClient.read(() -> d.readOpaque(NFS4_FHSIZE)));
+        assertEquals(c.clientId, (long) Nfs4TestClient.read(d::readHyper));
+        assertEquals("lock-owner-1", new String(Nfs4TestClient.read(() -> d.readOpaque(1024)), StandardCharsets.UTF_8));
+        lock(c, file, 4, seqid[1], other[1], "lock-owner-1").next(OP_LOCK, NFS4_OK);
+    }
+
+    /** LOCK of [50, 60) of type {@code type} as a new lock-owner of the open; the reply after PUTFH. */
+    private static Reply lock(Nfs4TestClient c, byte[] fh, int type, int seqid, byte[] other, String owner)
+            throws IOException {
+        Reply r = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_LOCK, e -> {
+            e.writeInt(type).writeBool(false).writeHyper(type == 2 ? 0 : 50).writeHyper(type == 2 ? 100 : 10)
+                    .writeBool(true).writeInt(0).writeInt(seqid).writeFixedOpaque(other).writeInt(0).writeHyper(0)
+                    .writeOpaque(owner.getBytes(StandardCharsets.UTF_8));
+        }).send();
+        Nfs4TestClient.skip(r.next(OP_SEQUENCE, NFS4_OK), 16 + 20);
+        r.next(OP_PUTFH, NFS4_OK);
+        return r;
     }
 
     @Test

@@ -229,6 +229,8 @@ public final class Nfs4 {
     public static final int CLAIM_DELEG_CUR_FH = 5;
     public static final int CLAIM_DELEG_PREV_FH = 6;
     public static final int OPEN4_RESULT_LOCKTYPE_POSIX = 0x00000004;
+    /** RFC 8881 §18.16.4: the server may send CB_NOTIFY_LOCK for this file's blocking locks. */
+    public static final int OPEN4_RESULT_MAY_NOTIFY_LOCK = 0x00000020;
     public static final int OPEN_DELEGATE_NONE = 0;
 
     // ---- flavors (SECINFO)

@@ -24,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * and matches the reply by xid. {@link #probe} sends CB_NULL, as knfsd probes a new back channel,
  * on a virtual thread, and records whether the client answered: SEQUENCE reports the path down
  * otherwise, and the client binds another connection (BIND_CONN_TO_SESSION).
+ *
+ * <p>CB_COMPOUNDs (RFC 8881 §20.2) open with CB_SEQUENCE on slot 0 of the back channel's slot
+ * table: one at a time per session (the slot is held until the reply or the failure), its
+ * sequence id advanced by each reply. A call that gets no reply puts the path down, as a failed
+ * probe does.
  */
 public final class Callbacks {
     private static final Logger LOG = LoggerFactory.getLogger(Callbacks.class);
@@ -31,7 +36,22 @@ public final class Callbacks {
     public static final int CB_VERSION = 1;
     public static final int CB_NULL = 0;
     public static final int CB_COMPOUND = 1;
+    static final int OP_CB_SEQUENCE = 11;
+    static final int OP_CB_NOTIFY_LOCK = 13;
     private static final AtomicInteger XIDS = new AtomicInteger(ThreadLocalRandom.current().nextInt());
+    /** Calls made in this process, by kind ({@link #CB_NULL}, {@link #OP_CB_NOTIFY_LOCK}) and outcome. */
+    private static final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> SENT =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** How many calls named {@code name} ("CB_NULL", "CB_NOTIFY_LOCK") this process made with this outcome. */
+    public static long sent(String name, boolean ok) {
+        var n = SENT.get(name + (ok ? ":ok" : ":failed"));
+        return n == null ? 0 : n.sum();
+    }
+
+    private static void count(String name, boolean ok) {
+        SENT.computeIfAbsent(name + (ok ? ":ok" : ":failed"), k -> new java.util.concurrent.atomic.LongAdder()).increment();
+    }
 
     private Callbacks() {
     }
@@ -52,6 +72,7 @@ public final class Callbacks {
                     reply.release();
                 }
                 back.probed(c, ok);
+                count("CB_NULL", ok);
                 if (!ok) {
                     LOG.info("callback path to an NFSv4.1 client is down: CB_NULL {}",
                             failure != null ? "failed: " + failure.getMessage() : "was not accepted");
@@ -60,6 +81,86 @@ public final class Callbacks {
             });
         });
         return done;
+    }
+
+    /**
+     * CB_NOTIFY_LOCK (RFC 8881 §20.11): the lock {@code owner} of {@code clientId} waited for on
+     * {@code fh} may be free now; the client tries its LOCK again. Sent on a virtual thread;
+     * completes with whether the client accepted it, never fails.
+     */
+    public static CompletableFuture<Boolean> notifyLock(BackChannel back, byte[] sessionId, byte[] fh, long clientId,
+            byte[] owner) {
+        return compound(back, sessionId, OP_CB_NOTIFY_LOCK, "CB_NOTIFY_LOCK", b -> {
+            opaque(b, fh);
+            b.writeLong(clientId);
+            opaque(b, owner);
+        });
+    }
+
+    /** One CB_COMPOUND of CB_SEQUENCE and operation {@code op} with these arguments, on slot 0. */
+    private static CompletableFuture<Boolean> compound(BackChannel back, byte[] sessionId, int op, String name,
+            java.util.function.Consumer<ByteBuf> args) {
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        Thread.ofVirtual().name("nfs4-cb").start(() -> {
+            boolean ok = false;
+            try {
+                back.acquireSlot();
+            } catch (InterruptedException e) {
+                done.complete(false);
+                return;
+            }
+            Backchannel c = back.connection();
+            try {
+                int seq = back.slotSequence() + 1;
+                ByteBuf call = CallHeaders.write(Unpooled.buffer(256), XIDS.incrementAndGet(), back.program(),
+                        CB_VERSION, CB_COMPOUND, back.credentials());
+                call.writeInt(0); // tag
+                call.writeInt(1); // minorversion
+                call.writeInt(0); // callback_ident: not used by 4.1
+                call.writeInt(2);
+                call.writeInt(OP_CB_SEQUENCE);
+                call.writeBytes(sessionId);
+                call.writeInt(seq);
+                call.writeInt(0); // slot
+                call.writeInt(0); // highest slot
+                call.writeInt(0); // cachethis: false
+                call.writeInt(0); // referring_call_lists
+                call.writeInt(op);
+                args.accept(call);
+                ByteBuf reply = c.call(call).get();
+                try {
+                    back.sequenced(seq); // the client saw this sequence id, whatever it answered
+                    ok = accepted(reply) && compoundStatus(reply) == 0;
+                } finally {
+                    reply.release();
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                back.probed(c, false);
+                LOG.info("callback path to an NFSv4.1 client is down: {}", e.getCause().getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                back.releaseSlot();
+                count(name, ok);
+                done.complete(ok);
+            }
+        });
+        return done;
+    }
+
+    /** CB_COMPOUND4res's status, after the accepted reply header; -1 when it cannot be read. */
+    static int compoundStatus(ByteBuf reply) {
+        try {
+            XdrDecoder d = new XdrDecoder(reply.duplicate());
+            ReplyHeader.decode(d);
+            return d.readInt();
+        } catch (XdrException e) {
+            return -1;
+        }
+    }
+
+    private static void opaque(ByteBuf b, byte[] data) {
+        b.writeInt(data.length).writeBytes(data).writeZero(-data.length & 3);
     }
 
     /** Whether a reply message is MSG_ACCEPTED with SUCCESS (RFC 5531 §9). */

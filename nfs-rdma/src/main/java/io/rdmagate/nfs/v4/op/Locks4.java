@@ -31,6 +31,11 @@ final class Locks4 {
         };
     }
 
+    /** Whether the client would wait for the lock (READW_LT, WRITEW_LT): it may be told when it is free. */
+    static boolean blocking(int type) {
+        return type == READW_LT || type == WRITEW_LT;
+    }
+
     /** The vfs length (0: to the end) of an NFSv4 range. */
     static long length(long offset, long length) throws Nfs4Exception {
         if (length == 0) {

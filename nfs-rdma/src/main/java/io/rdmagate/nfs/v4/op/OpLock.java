@@ -6,6 +6,7 @@ import io.rdmagate.nfs.NfsExports.Target;
 import io.rdmagate.nfs.v4.Compound;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
+import io.rdmagate.nfs.v4.callback.Callbacks;
 import io.rdmagate.nfs.v4.state.LockState;
 import io.rdmagate.nfs.v4.state.OpenState;
 import io.rdmagate.nfs.v4.state.Stateid;
@@ -13,6 +14,7 @@ import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
 import io.rdmagate.vfs.VfsException;
 import io.rdmagate.vfs.lock.ByteRangeLock;
+import io.rdmagate.vfs.lock.LockConflictException;
 import io.rdmagate.vfs.lock.LockSemantics;
 import io.rdmagate.vfs.state.Conflict;
 
@@ -24,8 +26,8 @@ import io.rdmagate.vfs.state.Conflict;
  * <p>The lock goes into the volume's lock table with POSIX rules, beside NLM's and SMB's, and onto
  * the backing file (so a host process's lock refuses it, and it refuses theirs). What an SMB client
  * may hold under a write lease is recalled first. A blocking type (READW_LT, WRITEW_LT) that would
- * wait is answered NFS4ERR_DENIED at once: the client polls (no CB_NOTIFY_LOCK without a back
- * channel). After a restart, clients of the previous run reclaim their locks during the grace period;
+ * wait is answered NFS4ERR_DENIED at once; a client with a back channel is told by CB_NOTIFY_LOCK
+ * when the range is free (OPEN said it may be: OPEN4_RESULT_MAY_NOTIFY_LOCK), one without polls. After a restart, clients of the previous run reclaim their locks during the grace period;
  * other LOCKs are NFS4ERR_GRACE until it ends.
  */
 public final class OpLock extends Nfs4Op {
@@ -74,15 +76,36 @@ public final class OpLock extends Nfs4Op {
             throw new Nfs4Exception(NFS4ERR_OPENMODE, "a write lock needs an open for writing");
         }
         int use = t.begin(Conflict.LOCK); // locks an SMB client keeps under a write lease come in first
+        ByteRangeLock request = new ByteRangeLock(l.owner(), offset, vfsLength, exclusive, LockSemantics.POSIX);
         try {
-            t.fs().locks().lock(t.handle().fileId(),
-                    new ByteRangeLock(l.owner(), offset, vfsLength, exclusive, LockSemantics.POSIX));
+            t.fs().locks().lock(t.handle().fileId(), request);
+        } catch (LockConflictException e) {
+            if (Locks4.blocking(type) && c.session().back().granted()) {
+                notifyWhenFree(c, t, l, request);
+            }
+            throw e;
         } finally {
             t.end(use);
         }
         Stateid now = c.server().state().locked(l);
         now.write(c.out());
         c.currentStateid(now);
+    }
+
+    /**
+     * RFC 8881 §20.11: the client of a blocking LOCK that was denied is told, by CB_NOTIFY_LOCK on
+     * its session's back channel, once nothing holds the range any more; it then asks again. The
+     * lock is not kept for it: whoever asks first gets it, as with polling.
+     */
+    private static void notifyWhenFree(Compound c, Target t, LockState l, ByteRangeLock request)
+            throws Nfs4Exception, VfsException {
+        var back = c.session().back();
+        byte[] session = c.session().id();
+        byte[] fh = c.current().wire();
+        java.util.concurrent.CompletableFuture<Void> free = t.fs().locks().whenFree(t.handle().fileId(), request);
+        l.waitingFor(free);
+        // completed inside the lock manager's monitor: the callback leaves it at once
+        free.thenRun(() -> Callbacks.notifyLock(back, session, fh, l.clientId(), l.ownerBytes()));
     }
 
     @Override

@@ -127,7 +127,8 @@ public final class OpOpen extends Nfs4Op {
         o.stateid().write(out);
         new ChangeInfo(claim == CLAIM_NULL ? cinfo[0] : a.changeId(), claim == CLAIM_NULL ? cinfo[1] : a.changeId())
                 .write(out);
-        out.writeInt(OPEN4_RESULT_LOCKTYPE_POSIX);
+        // §20.11: blocked locks of this client are told when they may be free, when it can be called
+        out.writeInt(OPEN4_RESULT_LOCKTYPE_POSIX | (c.session().back().granted() ? OPEN4_RESULT_MAY_NOTIFY_LOCK : 0));
         Fattr4.writeBitmap(out, attrset);
         out.writeInt(OPEN_DELEGATE_NONE);
         c.current(new Fh4.File(file));

@@ -23,7 +23,9 @@ public final class BackChannel {
     private static final int PROBING = 0;
     private static final int OK = 1;
     private static final int FAILED = -1;
-    /** CB_SEQUENCE's slot 0 (RFC 8881 §20.9): the sequence id of the last call sent on it. */
+    /** CB_SEQUENCE's slot 0 (RFC 8881 §20.9): held by one CB_COMPOUND at a time. */
+    private final java.util.concurrent.Semaphore slot = new java.util.concurrent.Semaphore(1);
+    /** The sequence id of the last call on slot 0 that the client answered; guarded by {@link #slot}. */
     private int sequence;
 
     /** The client asked for a back channel and got one on {@code connection}. */
@@ -80,8 +82,22 @@ public final class BackChannel {
         return granted && probe == OK && connection.isOpen();
     }
 
-    /** The sequence id for the next CB_SEQUENCE on slot 0. */
-    public synchronized int nextSequence() {
-        return ++sequence;
+    /** Takes slot 0 for one CB_COMPOUND; waits while another holds it. */
+    public void acquireSlot() throws InterruptedException {
+        slot.acquire();
+    }
+
+    public void releaseSlot() {
+        slot.release();
+    }
+
+    /** The sequence id the client last saw on slot 0; with the slot held. */
+    public int slotSequence() {
+        return sequence;
+    }
+
+    /** The client answered the call with sequence id {@code seq}; with the slot held. */
+    public void sequenced(int seq) {
+        sequence = seq;
     }
 }

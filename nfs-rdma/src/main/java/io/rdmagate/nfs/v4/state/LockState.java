@@ -47,6 +47,28 @@ public final class LockState {
         return owner;
     }
 
+    /** The lock-owner as the client names it (lock_owner4's owner). */
+    public byte[] ownerBytes() {
+        return ownerBytes.clone();
+    }
+
+    public long clientId() {
+        return open.client.clientId;
+    }
+
+    /**
+     * Watches for the range a blocking LOCK of this owner waited for (CB_NOTIFY_LOCK): one at a
+     * time, a newer one replaces the last.
+     */
+    public synchronized void waitingFor(java.util.concurrent.CompletableFuture<Void> watch) {
+        if (this.watch != null) {
+            this.watch.cancel(false);
+        }
+        this.watch = watch;
+    }
+
+    private java.util.concurrent.CompletableFuture<Void> watch;
+
     public OpenState open() {
         return open;
     }
