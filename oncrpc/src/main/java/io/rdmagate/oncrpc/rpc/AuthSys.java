@@ -27,6 +27,23 @@ public record AuthSys(int stamp, String machineName, int uid, int gid, int[] gid
         return gids.clone();
     }
 
+    /**
+     * Appendix A authsys_parms: stamp, machinename, uid, gid, gids; as an AUTH_SYS credential's
+     * body and as NFSv4.1's callback_sec_parms4 carry it.
+     */
+    public static AuthSys decode(io.rdmagate.oncrpc.xdr.XdrDecoder x) throws io.rdmagate.oncrpc.xdr.XdrException {
+        int stamp = x.readInt();
+        String machine = x.readString(MAX_MACHINE_NAME);
+        int uid = x.readInt();
+        int gid = x.readInt();
+        int n = x.readLength(MAX_GIDS);
+        int[] gids = new int[n];
+        for (int i = 0; i < n; i++) {
+            gids[i] = x.readInt();
+        }
+        return new AuthSys(stamp, machine, uid, gid, gids);
+    }
+
     /** The caller as sent, unsquashed. */
     public Caller toCaller() {
         return new Caller(uid, gid, gids);

@@ -71,20 +71,12 @@ public final class CallHeaderDecoder {
         int savedWriter = x.buffer().writerIndex();
         x.buffer().writerIndex(end); // the body's own fields may not read past the body
         try {
-            int stamp = x.readInt();
-            String machine = x.readString(AuthSys.MAX_MACHINE_NAME);
-            int uid = x.readInt();
-            int gid = x.readInt();
-            int n = x.readLength(AuthSys.MAX_GIDS);
-            int[] gids = new int[n];
-            for (int i = 0; i < n; i++) {
-                gids[i] = x.readInt();
-            }
+            AuthSys a = AuthSys.decode(x);
             if (x.hasRemaining()) {
                 throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "AUTH_SYS body has " + x.remaining()
                         + " bytes left over");
             }
-            return new AuthSys(stamp, machine, uid, gid, gids);
+            return a;
         } catch (XdrException e) {
             throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "AUTH_SYS: " + e.getMessage());
         } finally {

@@ -130,7 +130,7 @@ public final class Callbacks {
                 ByteBuf reply = c.call(call).get();
                 try {
                     back.sequenced(seq); // the client saw this sequence id, whatever it answered
-                    ok = accepted(reply) && compoundStatus(reply) == 0;
+                    ok = compoundStatus(reply) == 0;
                 } finally {
                     reply.release();
                 }
@@ -148,12 +148,11 @@ public final class Callbacks {
         return done;
     }
 
-    /** CB_COMPOUND4res's status, after the accepted reply header; -1 when it cannot be read. */
+    /** CB_COMPOUND4res's status after a reply accepted with SUCCESS; -1 for any other reply. */
     static int compoundStatus(ByteBuf reply) {
         try {
             XdrDecoder d = new XdrDecoder(reply.duplicate());
-            ReplyHeader.decode(d);
-            return d.readInt();
+            return ReplyHeader.decode(d).isSuccess() ? d.readInt() : -1;
         } catch (XdrException e) {
             return -1;
         }

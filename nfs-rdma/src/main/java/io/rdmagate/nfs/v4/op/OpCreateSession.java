@@ -115,16 +115,7 @@ public final class OpCreateSession extends Nfs4Op {
                 return Credentials.NONE;
             }
             case AUTH_SYS -> {
-                int stamp = in.readInt();
-                String machine = in.readString(AuthSys.MAX_MACHINE_NAME);
-                int uid = in.readInt();
-                int gid = in.readInt();
-                int n = in.readLength(AuthSys.MAX_GIDS);
-                int[] gids = new int[n];
-                for (int i = 0; i < n; i++) {
-                    gids[i] = in.readInt();
-                }
-                return new AuthSys(stamp, machine, uid, gid, gids);
+                return AuthSys.decode(in);
             }
             case 6 -> { // RPCSEC_GSS
                 in.readInt(); // service
