@@ -47,13 +47,18 @@ class NfsRecallTest {
         }
 
         @Override
-        public synchronized Recall recall(int volumeId, long fileId, Conflict conflict) {
+        public synchronized Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
             asked.add(conflict + " " + fileId);
             return null;
         }
 
         @Override
-        public synchronized boolean denies(int volumeId, long fileId, Conflict conflict) {
+        public boolean writing(int volumeId, long fileId) {
+            return false;
+        }
+
+        @Override
+        public synchronized boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker) {
             return denied.contains(fileId);
         }
 

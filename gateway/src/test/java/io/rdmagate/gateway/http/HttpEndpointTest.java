@@ -127,12 +127,17 @@ class HttpEndpointTest {
                 }
 
                 @Override
-                public io.rdmagate.vfs.state.Recall recall(int volume, long file, io.rdmagate.vfs.state.Conflict c) {
+                public io.rdmagate.vfs.state.Recall recall(int volume, long file, io.rdmagate.vfs.state.Conflict c, Object breaker) {
                     return null;
                 }
 
                 @Override
-                public boolean denies(int volume, long file, io.rdmagate.vfs.state.Conflict c) {
+                public boolean writing(int volumeId, long fileId) {
+                    return false;
+                }
+
+                @Override
+                public boolean denies(int volume, long file, io.rdmagate.vfs.state.Conflict c, Object breaker) {
                     return true;
                 }
             });

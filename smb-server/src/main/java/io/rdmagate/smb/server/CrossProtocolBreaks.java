@@ -12,6 +12,10 @@ import java.util.List;
  * open's share mode denies the operation (MS-FSA 2.1.5.1.2), and has it break the leases and
  * oplocks the operation conflicts with (MS-FSA 2.1.4.12), waiting for the acknowledgments on the
  * timers of MS-SMB2 3.3.2. Breaks are sent after the open table's monitor is released.
+ *
+ * <p>The other way, an SMB CREATE or LOCK asks the volume's other holders first
+ * ({@link #othersFirst}): an NFSv4 open's share deny refuses it, and NFSv4 delegations of the file
+ * are recalled before the SMB client may use it.
  */
 final class CrossProtocolBreaks implements CacheHolder {
     private final OpenTable table;
@@ -31,7 +35,7 @@ final class CrossProtocolBreaks implements CacheHolder {
     }
 
     @Override
-    public Recall recall(int volumeId, long fileId, Conflict conflict) {
+    public Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
         Oplocks oplocks = table.oplocks();
         List<Oplocks.Notice> out = new ArrayList<>(2);
         Oplocks.Wait w;
@@ -47,7 +51,23 @@ final class CrossProtocolBreaks implements CacheHolder {
     }
 
     @Override
-    public boolean denies(int volumeId, long fileId, Conflict conflict) {
+    public boolean writing(int volumeId, long fileId) {
+        synchronized (table) {
+            FileState f = table.file(volumeId, fileId);
+            if (f == null) {
+                return false;
+            }
+            for (Open e : f.opens) {
+                if ((e.access() & OpenTable.DATA_WRITE) != 0) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    @Override
+    public boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker) {
         int access = switch (conflict) {
             case WRITE -> OpenTable.DATA_WRITE;
             case NAMESPACE -> Access.DELETE;
@@ -65,6 +85,20 @@ final class CrossProtocolBreaks implements CacheHolder {
                 }
             }
             return false;
+        }
+    }
+
+    /**
+     * Before an SMB operation that {@code conflict} describes on the file: other protocols' opens
+     * that deny it refuse it (STATUS_SHARING_VIOLATION), and what their clients cache of the file
+     * that it makes untrue is recalled, waiting for the returns. Nothing to do, and no cost but a
+     * volatile read per holder, while no other protocol holds anything.
+     */
+    void othersFirst(io.rdmagate.vfs.VirtualFileSystem fs, long fileId, Conflict conflict)
+            throws io.rdmagate.vfs.VfsException {
+        io.rdmagate.vfs.state.FileStates states = fs.states();
+        if (states.heldExcept(this)) {
+            states.end(states.begin(fileId, conflict, this));
         }
     }
 }

@@ -69,7 +69,7 @@ public final class OpenTable {
     }
 
     static final int DATA_READ = Access.FILE_READ_DATA | Access.FILE_EXECUTE;
-    static final int DATA_WRITE = Access.FILE_WRITE_DATA | Access.FILE_APPEND_DATA;
+    public static final int DATA_WRITE = Access.FILE_WRITE_DATA | Access.FILE_APPEND_DATA;
 
     /** Access that takes part in sharing; an open with none of it (attributes only) neither checks nor restricts. */
     static final int SHARED_ACCESS = DATA_READ | DATA_WRITE | Access.DELETE;

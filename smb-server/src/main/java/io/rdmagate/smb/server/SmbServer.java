@@ -258,6 +258,15 @@ public final class SmbServer implements AutoCloseable {
         return config;
     }
 
+    /**
+     * Before an SMB operation on a file: other protocols' opens that deny it refuse it, and their
+     * clients' caching of the file that it conflicts with (NFSv4 delegations) is recalled first.
+     */
+    public void othersFirst(io.rdmagate.vfs.VirtualFileSystem fs, long fileId, io.rdmagate.vfs.state.Conflict conflict)
+            throws io.rdmagate.vfs.VfsException {
+        breaks.othersFirst(fs, fileId, conflict);
+    }
+
     public OpenTable opens() {
         return opens;
     }

@@ -241,6 +241,89 @@ class CrossProtocolBreakTest {
         }
     }
 
+    /**
+     * Another protocol's state of a file (NFSv4 delegations and share reservations), as a holder of
+     * the volume's one state: what it saw asked, a recall that resolves when the test says, and
+     * the files whose opens deny writing.
+     */
+    static final class OtherHolder implements io.rdmagate.vfs.state.CacheHolder {
+        final java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final CompletableFuture<Void> returned = new CompletableFuture<>();
+        volatile long delegated = -1;
+        volatile long denying = -1;
+
+        @Override
+        public String protocol() {
+            return "nfs4";
+        }
+
+        @Override
+        public boolean holdsAnything() {
+            return true;
+        }
+
+        @Override
+        public io.rdmagate.vfs.state.Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
+            asked.add(conflict + (breaker == null ? " by nobody" : " by smb"));
+            if (fileId != delegated || conflict == Conflict.READ || returned.isDone()) {
+                return null;
+            }
+            return maxNanos -> {
+                try {
+                    returned.get(Math.min(maxNanos, TimeUnit.SECONDS.toNanos(30)), TimeUnit.NANOSECONDS);
+                    return io.rdmagate.vfs.state.Recall.Outcome.ACKNOWLEDGED;
+                } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                    return io.rdmagate.vfs.state.Recall.Outcome.PENDING;
+                }
+            };
+        }
+
+        @Override
+        public boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker) {
+            return fileId == denying && conflict == Conflict.WRITE;
+        }
+
+        @Override
+        public boolean writing(int volumeId, long fileId) {
+            return false;
+        }
+    }
+
+    /**
+     * The other way round: an SMB CREATE asks the other protocols' state first. An open for writing
+     * recalls what they cache (an NFSv4 read delegation) and is answered only once it is returned;
+     * an open for reading recalls nothing; an open that another protocol's share reservation
+     * denies is STATUS_SHARING_VIOLATION.
+     */
+    @Test
+    void anSmbOpenForWritingRecallsOtherProtocolsCachingAndTheirDenyModesRefuseIt() throws Exception {
+        OtherHolder nfs = new OtherHolder();
+        FileStates states = server.vfs.states();
+        try (RawSmbClient a = client()) {
+            assertEquals(NtStatus.SUCCESS, a.create("delegated.dat", 0, READ_WRITE, SHARE_ALL, Smb2Create.FILE_OPEN_IF).status());
+            assertEquals(NtStatus.SUCCESS, a.create("nfs-denied.dat", 0, READ_WRITE, SHARE_ALL, Smb2Create.FILE_OPEN_IF).status());
+            nfs.delegated = fileId("delegated.dat");
+            nfs.denying = fileId("nfs-denied.dat");
+            states.register(nfs);
+            try {
+                assertEquals(NtStatus.SUCCESS, a.create("delegated.dat", 0, 0x00120089 /* FILE_GENERIC_READ */, SHARE_ALL,
+                        Smb2Create.FILE_OPEN).status(), "reading is shared with the delegation");
+                assertEquals(java.util.List.of("READ by smb"), nfs.asked);
+                CompletableFuture<ByteBuffer> w = a.sendCreate("delegated.dat", 0, READ_WRITE, SHARE_ALL, Smb2Create.FILE_OPEN);
+                assertThrows(java.util.concurrent.TimeoutException.class, () -> w.get(300, TimeUnit.MILLISECONDS),
+                        "the open for writing waits for the delegation");
+                nfs.returned.complete(null);
+                assertEquals(NtStatus.SUCCESS, Smb2Header.status(w.get(10, TimeUnit.SECONDS)));
+                assertTrue(nfs.asked.contains("WRITE by smb"), nfs.asked.toString());
+                assertEquals(NtStatus.SHARING_VIOLATION,
+                        a.create("nfs-denied.dat", 0, READ_WRITE, SHARE_ALL, Smb2Create.FILE_OPEN).status(),
+                        "an NFSv4 open that denies writing refuses an SMB open for writing");
+            } finally {
+                states.unregister(nfs);
+            }
+        }
+    }
+
     @Test
     void noCachingWhileAnotherProtocolChangesTheFileNorWriteCachingBesideItsLocks() throws Exception {
         FileStates states = server.vfs.states();

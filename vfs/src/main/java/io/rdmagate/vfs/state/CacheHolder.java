@@ -4,6 +4,11 @@ package io.rdmagate.vfs.state;
  * A protocol server whose clients hold opens and cache files (SMB leases and oplocks; NFSv4
  * delegations): the part of the one state of a volume that another protocol's operation must
  * consult and break. Implementations never block in these methods; they start breaks and return.
+ *
+ * <p>An operation names its <em>breaker</em>: the state that asks (an NFSv4 client record), whose
+ * own opens and caching the holder leaves alone, as a client's own operations never break its own
+ * delegation (RFC 8881 §10.4.1). Protocols without state of their own pass null; a holder is never
+ * asked about its own operations at all ({@link FileStates#begin(long, Conflict, Object)}).
  */
 public interface CacheHolder {
     /** The protocol, as metrics name it ("smb"). */
@@ -19,14 +24,20 @@ public interface CacheHolder {
      * Starts breaking what clients of this holder cache of the file that {@code conflict} makes
      * untrue, and returns a break to wait for, or null when nothing held needs an acknowledgment
      * (breaks that need none are sent before this returns). Called again after the returned break
-     * resolves, until it returns null.
+     * resolves, until it returns null. {@code breaker} is the state that asks, or null.
      */
-    Recall recall(int volumeId, long fileId, Conflict conflict);
+    Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker);
 
     /**
      * Whether an open of this holder's clients denies {@code conflict} to everyone else: MS-FSA
      * 2.1.5.1.2 share access, an open without FILE_SHARE_WRITE denying writes, one without
      * FILE_SHARE_DELETE denying removal and rename.
      */
-    boolean denies(int volumeId, long fileId, Conflict conflict);
+    boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker);
+
+    /**
+     * Whether a client of this holder has the file open for writing: no other protocol grants read
+     * caching of it meanwhile (RFC 8881 §10.4.1: no read delegation while another opens to write).
+     */
+    boolean writing(int volumeId, long fileId);
 }

@@ -133,7 +133,7 @@ public final class FileStates {
         foreignRecalls[conflict.ordinal()].increment();
         for (CacheHolder h : holders) {
             if (h.holdsAnything()) {
-                h.recall(volumeId, fileId, conflict); // the change is done: breaks go out, nobody waits
+                h.recall(volumeId, fileId, conflict, null); // the change is done: breaks go out, nobody waits
             }
         }
     }
@@ -159,6 +159,15 @@ public final class FileStates {
      * is done (also when it failed).
      */
     public int begin(long fileId, Conflict conflict) throws VfsException {
+        return begin(fileId, conflict, null);
+    }
+
+    /**
+     * {@link #begin(long, Conflict)} for an operation of a protocol that holds state of its own:
+     * {@code breaker} is a registered holder (whose own state is not consulted) or a client of one
+     * (whose holder leaves that client's own opens and caching alone).
+     */
+    public int begin(long fileId, Conflict conflict, Object breaker) throws VfsException {
         int stripe = -1;
         if (conflict.changes()) {
             stripe = stripe(fileId);
@@ -167,8 +176,8 @@ public final class FileStates {
         boolean ok = false;
         try {
             for (CacheHolder h : holders) {
-                if (h.holdsAnything()) {
-                    settle(h, fileId, conflict);
+                if (h != breaker && h.holdsAnything()) {
+                    settle(h, fileId, conflict, breaker);
                 }
             }
             ok = true;
@@ -184,6 +193,32 @@ public final class FileStates {
     public boolean held() {
         for (CacheHolder h : holders) {
             if (h.holdsAnything()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a holder other than {@code self} has any file open or cached. */
+    public boolean heldExcept(CacheHolder self) {
+        for (CacheHolder h : holders) {
+            if (h != self && h.holdsAnything()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a holder other than {@code self} has the file open for writing, or an operation that
+     * changes it is in progress: {@code self} grants no read caching of it then.
+     */
+    public boolean writing(long fileId, CacheHolder self) {
+        if (changing(fileId)) {
+            return true;
+        }
+        for (CacheHolder h : holders) {
+            if (h != self && h.holdsAnything() && h.writing(volumeId, fileId)) {
                 return true;
             }
         }
@@ -206,14 +241,14 @@ public final class FileStates {
         return (int) ((fileId * 0x9E3779B97F4A7C15L) >>> (64 - STRIPE_BITS));
     }
 
-    private void settle(CacheHolder h, long fileId, Conflict conflict) throws VfsException {
-        if ((conflict == Conflict.WRITE || conflict == Conflict.NAMESPACE) && h.denies(volumeId, fileId, conflict)) {
+    private void settle(CacheHolder h, long fileId, Conflict conflict, Object breaker) throws VfsException {
+        if ((conflict == Conflict.WRITE || conflict == Conflict.NAMESPACE) && h.denies(volumeId, fileId, conflict, breaker)) {
             denied.increment();
             throw new VfsException(VfsError.SHARING_VIOLATION, "an " + h.protocol() + " open of the file denies "
                     + conflict.name().toLowerCase(java.util.Locale.ROOT) + " to others");
         }
         for (int round = 0; round < MAX_ROUNDS; round++) {
-            Recall r = h.recall(volumeId, fileId, conflict);
+            Recall r = h.recall(volumeId, fileId, conflict, breaker);
             if (r == null) {
                 return;
             }

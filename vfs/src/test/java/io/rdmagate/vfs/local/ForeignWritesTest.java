@@ -51,13 +51,18 @@ class ForeignWritesTest {
         }
 
         @Override
-        public Recall recall(int volumeId, long fileId, Conflict conflict) {
+        public Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
             recalls.add(fileId + " " + conflict);
             return null;
         }
 
         @Override
-        public boolean denies(int volumeId, long fileId, Conflict conflict) {
+        public boolean writing(int volumeId, long fileId) {
+            return false;
+        }
+
+        @Override
+        public boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker) {
             return false;
         }
     };

@@ -339,6 +339,8 @@ public final class Create implements Command {
         final long lookedUp;
         DurableHandles.Ask durable = DurableHandles.Ask.NONE;
         volatile boolean waited;
+        /** Whether the other protocols' state was consulted before this plan's first admission. */
+        boolean othersAsked;
         int replans;
 
         Plan(VirtualFileSystem vfs, Caller caller, Node node, boolean dir, int desired, int share, FileHandle parent,
@@ -362,7 +364,11 @@ public final class Create implements Command {
             this.oplock = oplock;
         }
 
-        OpenTable.Admission admit(Ctx c) throws SmbException {
+        OpenTable.Admission admit(Ctx c) throws SmbException, VfsException {
+            if (!othersAsked && !dir && lookedUp != -1) {
+                c.server.othersFirst(vfs, node.handle().fileId(), conflict()); // NFSv4 deny modes, delegations
+                othersAsked = true;
+            }
             try {
                 return open(c);
             } catch (SmbException e) {
@@ -380,6 +386,18 @@ public final class Create implements Command {
                     oplock, lookedUp);
         }
 
+        /**
+         * What this open may do to the file, as other protocols' state sees it: writes (data,
+         * size, attributes), or removal and rename, or only reads.
+         */
+        io.rdmagate.vfs.state.Conflict conflict() {
+            if (truncate || (desired & (OpenTable.DATA_WRITE | Access.FILE_WRITE_ATTRIBUTES)) != 0) {
+                return io.rdmagate.vfs.state.Conflict.WRITE;
+            }
+            return (desired & Access.DELETE) != 0 ? io.rdmagate.vfs.state.Conflict.NAMESPACE
+                    : io.rdmagate.vfs.state.Conflict.READ;
+        }
+
         /** The file was deleted before it could be opened: the name is looked up again. */
         Plan again(Ctx c, Smb2Create.Request req) throws SmbException, VfsException, Smb2DecodeException {
             if (replans >= MAX_REPLANS) {
@@ -392,6 +410,10 @@ public final class Create implements Command {
         void finish(Ctx c, Reply reply, OpenTable.Admission a) throws SmbException, VfsException {
             Open o = a.open();
             try {
+                if (othersAsked && conflict() != io.rdmagate.vfs.state.Conflict.READ) {
+                    // a delegation granted between the first ask and the admission sees this open from now on
+                    c.server.othersFirst(vfs, node.handle().fileId(), conflict());
+                }
                 if (truncate) {
                     // MS-FSA 2.1.5.1.2.1: overwrite and supersede mark the file for archiving
                     vfs.setattr(caller, node.handle(), SetAttributes.create().size(0)
