@@ -143,6 +143,7 @@ nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
     if cmp -s $S/v41-data.bin $V/v41-data.bin && [ "$(stat -c %s $V/v41-data.bin)" = "$(stat -c %s $S/v41-data.bin)" ]; then
         result "$label/read" PASS "$(stat -c %s $V/v41-data.bin) bytes"
     else result "$label/read" FAIL "$(cmp $S/v41-data.bin $V/v41-data.bin 2>&1)"; fi
+    delegation_recalled "$label" $V
     echo "appended-by-cifs-$label" >> $S/v41-grows.txt
     got=$(tail -n 1 $V/v41-grows.txt)
     if [ "$got" = "appended-by-cifs-$label" ]; then result "$label/sees-cifs-write" PASS
@@ -176,6 +177,27 @@ nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
     blocked_waiter "$label" $S $V
     if timeout 60 umount $V; then result "$label/unmount" PASS; else result "$label/unmount" FAIL; fi
 }
+# A file the NFSv4.1 client holds open for reading is delegated to it (OPEN_DELEGATE_READ: the
+# client then opens, reads and caches it without asking); cifs rewriting it recalls the delegation
+# (CB_RECALL), the SMB CREATE waits for the client's DELEGRETURN (after it turned its local open
+# into a real one, CLAIM_DELEG_CUR_FH), and the client's next read sees the new content.
+delegation_recalled() {                     # delegation_recalled LABEL NFS_DIR
+    local label=$1 f=v41-deleg-$1.txt granted returned got
+    event() { host_get "$HTTP_PORT" /metrics | awk -v e="event=\"$1\"" 'index($0, "rdmagate_nfs4_delegation_events_total{") == 1 && index($0, e) { v = $NF } END { print int(v) }'; }
+    echo before-$label > $2/$f              # written over NFSv4.1: no cifs handle keeps it open for writing
+    granted=$(event granted) returned=$(event returned)
+    exec 5<$2/$f
+    cat $2/$f > /dev/null
+    granted="$granted -> $(event granted)"
+    echo after-cifs-$label > $S/$f
+    got=$(cat $2/$f)
+    exec 5<&-
+    returned="$returned -> $(event returned)"
+    if (( ${granted#* -> } > ${granted% -> *} && ${returned#* -> } > ${returned% -> *} )) && [ "$got" = "after-cifs-$label" ]; then
+        result "$label/delegation-recalled" PASS "granted $granted, returned $returned; recalled $(event recalled), revoked $(event revoked)"
+    else result "$label/delegation-recalled" FAIL "granted $granted, returned $returned, read '$got'; $(host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_nfs4_(deleg|callbacks)' | tr '\n' ' ')"; fi
+}
+
 # A process blocked in fcntl(F_SETLKW) on NFSv4.1 behind a lock another client holds (a process on
 # the cifs mount: the client's own processes it serializes locally, without asking the server):
 # the client sends WRITEW_LT and waits; when the holder exits, the gateway tells it by

@@ -114,9 +114,9 @@ class RdmagateCoherenceTest {
                 for (String c : CHECKS) {
                     expected.add("coherence-" + proto + "/" + c);
                 }
-                for (String c : List.of("mount", "back-channel", "list", "read", "sees-cifs-write", "write", "namespace",
-                        "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs", "fcntl-cifs-lock-refused-to-nfs",
-                        "fcntl-cifs-unlock-frees-nfs", "blocked-lock-notified", "unmount")) {
+                for (String c : List.of("mount", "back-channel", "list", "read", "delegation-recalled", "sees-cifs-write",
+                        "write", "namespace", "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs",
+                        "fcntl-cifs-lock-refused-to-nfs", "fcntl-cifs-unlock-frees-nfs", "blocked-lock-notified", "unmount")) {
                     expected.add("v41-" + proto + "/" + c);
                 }
                 for (String c : WORKLOAD) {

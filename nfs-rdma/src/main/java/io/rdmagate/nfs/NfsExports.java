@@ -48,10 +48,24 @@ public final class NfsExports {
         }
 
         /**
+         * {@link #begin(io.rdmagate.vfs.state.Conflict)} by a client that holds state of its own
+         * ({@code breaker}, an NFSv4.1 client record): its own delegations and opens are left alone.
+         */
+        public int begin(io.rdmagate.vfs.state.Conflict c, Object breaker) throws io.rdmagate.vfs.VfsException {
+            return fs().states().begin(handle.fileId(), c, breaker);
+        }
+
+        /**
          * {@link #begin} for the file {@code name} in this directory, when another protocol holds
          * anything at all; -1 (nothing to end) when it holds nothing or the name does not exist.
          */
         public int begin(String name, io.rdmagate.vfs.state.Conflict c) throws io.rdmagate.vfs.VfsException {
+            return begin(name, c, null);
+        }
+
+        /** {@link #begin(String, io.rdmagate.vfs.state.Conflict)} by a client with state of its own. */
+        public int begin(String name, io.rdmagate.vfs.state.Conflict c, Object breaker)
+                throws io.rdmagate.vfs.VfsException {
             if (!fs().states().held()) {
                 return -1;
             }
@@ -61,7 +75,7 @@ public final class NfsExports {
             } catch (io.rdmagate.vfs.VfsException e) {
                 return -1; // the operation itself reports the name's error
             }
-            return fs().states().begin(file, c);
+            return fs().states().begin(file, c, breaker);
         }
 
         public void end(int token) {

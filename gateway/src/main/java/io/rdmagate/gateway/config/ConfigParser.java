@@ -296,8 +296,10 @@ public final class ConfigParser {
             int ops = (int) m.integer("maxOperations", d.maxOperations(), 8, 1024);
             int cached = (int) m.size("maxCachedReply", d.maxCachedReply(), 512, 1 << 20);
             Duration grace = bounded(m, "graceTime", d.graceTime(), Duration.ZERO, Duration.ofHours(1));
-            m.finish("leaseTime", "maxClients", "maxSessions", "maxSlots", "maxOperations", "maxCachedReply", "graceTime");
-            return new TransportsConfig.Nfs4(lease, clients, sessions, slots, ops, cached, grace);
+            int delegations = (int) m.integer("maxDelegations", d.maxDelegations(), 0, 1 << 24);
+            m.finish("leaseTime", "maxClients", "maxSessions", "maxSlots", "maxOperations", "maxCachedReply", "graceTime",
+                    "maxDelegations");
+            return new TransportsConfig.Nfs4(lease, clients, sessions, slots, ops, cached, grace, delegations);
         }
 
         private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)

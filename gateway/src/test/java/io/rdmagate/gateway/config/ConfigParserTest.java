@@ -179,11 +179,12 @@ class ConfigParserTest {
         var plain = ConfigParser.parse("min.yaml", MINIMAL).transports().nfs();
         assertEquals(java.util.Set.of("3"), plain.versions());
         assertFalse(plain.serves41());
-        var both = ConfigParser.parse("v4.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.1]\n    v4: {leaseTime: 30s, maxSlots: 16}\n")
-                .transports().nfs();
+        var both = ConfigParser.parse("v4.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.1]\n"
+                + "    v4: {leaseTime: 30s, maxSlots: 16, maxDelegations: 0}\n").transports().nfs();
         assertTrue(both.serves41());
         assertEquals(java.time.Duration.ofSeconds(30), both.v4().leaseTime());
         assertEquals(16, both.v4().maxSlots());
+        assertEquals(0, both.v4().maxDelegations(), "delegations can be turned off");
         assertEquals(64, both.v4().maxOperations(), "a limit left out keeps its default");
         assertError(MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.0]\n", 8, "may hold 3 and 4.1, found '4.0'");
         assertError(MINIMAL + "transports:\n  nfs:\n    versions: [4.1]\n", 8, "must hold 3");

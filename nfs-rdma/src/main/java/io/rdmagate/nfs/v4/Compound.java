@@ -298,6 +298,14 @@ public final class Compound {
         return request.session();
     }
 
+    /**
+     * Who this COMPOUND's operations are, to the volumes' one state: the session's client, whose own
+     * delegations and opens its operations do not recall or run into.
+     */
+    public Object breaker() {
+        return request == null ? null : request.session().client();
+    }
+
     /** What SEQUENCE found: the slot this COMPOUND holds, or a retry to answer from it. */
     public void sequenced(Nfs4State.SequenceOutcome outcome) {
         switch (outcome) {

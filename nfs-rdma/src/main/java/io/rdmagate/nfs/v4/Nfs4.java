@@ -208,6 +208,8 @@ public final class Nfs4 {
     // ---- CREATE_SESSION (§18.36)
     /** RFC 8881 §18.46.3 sr_status_flags. */
     public static final int SEQ4_STATUS_CB_PATH_DOWN = 0x00000001;
+    /** A delegation of the client was revoked; it finds which by TEST_STATEID and frees it (§8.2.4). */
+    public static final int SEQ4_STATUS_RECALLABLE_STATE_REVOKED = 0x00000040;
     public static final int CREATE_SESSION4_FLAG_PERSIST = 0x00000001;
     public static final int CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x00000002;
     public static final int CREATE_SESSION4_FLAG_CONN_RDMA = 0x00000004;
@@ -218,6 +220,8 @@ public final class Nfs4 {
     public static final int OPEN4_SHARE_ACCESS_BOTH = 3;
     public static final int OPEN4_SHARE_ACCESS_WANT_DELEG_MASK = 0xFF00;
     public static final int OPEN4_SHARE_DENY_NONE = 0;
+    public static final int OPEN4_SHARE_DENY_READ = 1;
+    public static final int OPEN4_SHARE_DENY_WRITE = 2;
     public static final int OPEN4_SHARE_DENY_BOTH = 3;
     public static final int OPEN4_NOCREATE = 0;
     public static final int OPEN4_CREATE = 1;
@@ -232,6 +236,24 @@ public final class Nfs4 {
     /** RFC 8881 §18.16.4: the server may send CB_NOTIFY_LOCK for this file's blocking locks. */
     public static final int OPEN4_RESULT_MAY_NOTIFY_LOCK = 0x00000020;
     public static final int OPEN_DELEGATE_NONE = 0;
+    public static final int OPEN_DELEGATE_READ = 1;
+    public static final int OPEN_DELEGATE_WRITE = 2;
+    /** RFC 8881 §18.16.3: none, with the reason (why_no_delegation4) for a client that said what it wants. */
+    public static final int OPEN_DELEGATE_NONE_EXT = 3;
+    /** share_access's want bits (§18.16.3). */
+    public static final int OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE = 0x0000;
+    public static final int OPEN4_SHARE_ACCESS_WANT_READ_DELEG = 0x0100;
+    public static final int OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG = 0x0200;
+    public static final int OPEN4_SHARE_ACCESS_WANT_ANY_DELEG = 0x0300;
+    public static final int OPEN4_SHARE_ACCESS_WANT_NO_DELEG = 0x0400;
+    public static final int OPEN4_SHARE_ACCESS_WANT_CANCEL = 0x0500;
+    /** why_no_delegation4. */
+    public static final int WND4_NOT_WANTED = 0;
+    public static final int WND4_CONTENTION = 1;
+    public static final int WND4_RESOURCE = 2;
+    public static final int WND4_NOT_SUPP_FTYPE = 3;
+    public static final int WND4_WRITE_DELEG_NOT_SUPP_FTYPE = 4;
+    public static final int WND4_CANCELLED = 7;
 
     // ---- flavors (SECINFO)
     public static final int AUTH_NONE = 0;

@@ -22,16 +22,18 @@ public final class Nfs4Server implements AutoCloseable {
      * @param maxOperations    operations per COMPOUND at most (ca_maxoperations)
      * @param maxCachedReply   reply bytes kept per slot for replay at most (ca_maxresponsesize_cached)
      * @param grace            after a restart, how long the clients of the previous run may reclaim
+     * @param maxDelegations   read delegations held at most at once, over every client (0: none are handed out)
      */
     public record Options(Duration lease, int maxClients, int maxSessions, int maxSlots, int maxOperations,
-            int maxCachedReply, Duration grace) {
+            int maxCachedReply, Duration grace, int maxDelegations) {
         public static final Options DEFAULT = new Options(Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192,
-                Duration.ofSeconds(90));
+                Duration.ofSeconds(90), 65536);
 
         public Options {
             if (lease.toSeconds() < 10 || lease.toSeconds() > 3600 || maxOperations < 8 || maxOperations > 1024
-                    || grace.isNegative() || grace.toSeconds() > 3600) {
-                throw new IllegalArgumentException("NFSv4 lease must be 10-3600 s, grace 0-3600 s, maxOperations 8-1024");
+                    || grace.isNegative() || grace.toSeconds() > 3600 || maxDelegations < 0) {
+                throw new IllegalArgumentException("NFSv4 lease must be 10-3600 s, grace 0-3600 s, maxOperations 8-1024,"
+                        + " maxDelegations not negative");
             }
         }
     }
@@ -45,6 +47,7 @@ public final class Nfs4Server implements AutoCloseable {
     private final long startNanos = System.nanoTime();
     private final long startMillis = System.currentTimeMillis();
     private final Operations operations = new Operations();
+    private final io.rdmagate.nfs.v4.state.CrossProtocolState shared;
     /** Drops clients whose lease lapsed, with their locks, every half lease (as knfsd's laundromat). */
     private final java.util.concurrent.ScheduledExecutorService laundromat =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
@@ -67,7 +70,21 @@ public final class Nfs4Server implements AutoCloseable {
         this.options = options;
         this.maxIoSize = maxIoSize;
         this.state = new Nfs4State(new Nfs4State.Limits(options.maxClients(), options.maxSessions(), options.maxSlots(),
-                options.maxCachedReply(), options.lease().toNanos()), recovery, options.grace().toNanos(), 0);
+                options.maxCachedReply(), options.lease().toNanos(), options.maxDelegations()), recovery,
+                options.grace().toNanos(), 0);
+        // CB_RECALL on a back channel of the holder's client; none up: the recall fails and revokes
+        state.delegations().recaller(d -> {
+            io.rdmagate.nfs.v4.state.Session s = state.callbackSession(d.client());
+            if (s == null) {
+                return java.util.concurrent.CompletableFuture.completedFuture(-1);
+            }
+            return io.rdmagate.nfs.v4.callback.Callbacks.recall(s.back(), s.id(), d.stateid(), false,
+                    new Fh4.File(d.file()).wire());
+        });
+        this.shared = new io.rdmagate.nfs.v4.state.CrossProtocolState(state);
+        for (io.rdmagate.nfs.NfsExport e : exports.all()) {
+            e.fs().states().register(shared); // what others do to files NFSv4.1 clients hold recalls their delegations
+        }
         // a client that goes (lease expired, replaced by its restart, destroyed) leaves no lock behind
         state.onDrop(c -> {
             String key = io.rdmagate.nfs.v4.state.LockState.clientKey(c.clientId());
@@ -95,6 +112,9 @@ public final class Nfs4Server implements AutoCloseable {
     @Override
     public void close() {
         laundromat.shutdownNow();
+        for (io.rdmagate.nfs.NfsExport e : exports.all()) {
+            e.fs().states().unregister(shared);
+        }
         java.util.Set<String> keys = new java.util.HashSet<>();
         for (long id : state.clientIds()) {
             keys.add(io.rdmagate.nfs.v4.state.LockState.clientKey(id));
@@ -120,6 +140,11 @@ public final class Nfs4Server implements AutoCloseable {
 
     public Options options() {
         return options;
+    }
+
+    /** This server's part of the volumes' one state: the breaker-side identity its operations skip. */
+    public io.rdmagate.nfs.v4.state.CrossProtocolState shared() {
+        return shared;
     }
 
     public int maxIoSize() {

@@ -23,7 +23,7 @@ final class Operations {
             new OpSequence(), new OpReclaimComplete(), new OpTestStateid(), new OpFreeStateid(),
             new OpWrite(), new OpCommit(), new OpSetattr(), new OpCreate(), new OpRemove(), new OpRename(), new OpLink(),
             new OpOpenDowngrade(), new OpLock(), new OpLockt(), new OpLocku(), new OpBindConnToSession(),
-            new OpBackchannelCtl(), OpVerify.verify(), OpVerify.nverify(),
+            new OpBackchannelCtl(), OpVerify.verify(), OpVerify.nverify(), new OpDelegreturn(),
         }) {
             if (byNumber[op.number()] != null) {
                 throw new IllegalStateException("two classes for operation " + op.number());

@@ -3,6 +3,7 @@ package io.rdmagate.nfs.v4.callback;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.rdmagate.nfs.v4.state.BackChannel;
+import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.rpc.CallHeaders;
 import io.rdmagate.oncrpc.rpc.ReplyHeader;
 import io.rdmagate.oncrpc.server.Backchannel;
@@ -37,13 +38,14 @@ public final class Callbacks {
     public static final int CB_NULL = 0;
     public static final int CB_COMPOUND = 1;
     static final int OP_CB_SEQUENCE = 11;
+    static final int OP_CB_RECALL = 4;
     static final int OP_CB_NOTIFY_LOCK = 13;
     private static final AtomicInteger XIDS = new AtomicInteger(ThreadLocalRandom.current().nextInt());
-    /** Calls made in this process, by kind ({@link #CB_NULL}, {@link #OP_CB_NOTIFY_LOCK}) and outcome. */
+    /** Calls made in this process, by kind ({@link #CB_NULL}, {@link #OP_CB_NOTIFY_LOCK}, {@link #OP_CB_RECALL}) and outcome. */
     private static final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> SENT =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** How many calls named {@code name} ("CB_NULL", "CB_NOTIFY_LOCK") this process made with this outcome. */
+    /** How many calls named {@code name} ("CB_NULL", "CB_NOTIFY_LOCK", "CB_RECALL") this process made with this outcome. */
     public static long sent(String name, boolean ok) {
         var n = SENT.get(name + (ok ? ":ok" : ":failed"));
         return n == null ? 0 : n.sum();
@@ -94,19 +96,37 @@ public final class Callbacks {
             opaque(b, fh);
             b.writeLong(clientId);
             opaque(b, owner);
+        }).thenApply(status -> status == 0);
+    }
+
+    /**
+     * CB_RECALL (RFC 8881 §20.2): the client returns the delegation {@code stateid} of {@code fh}
+     * (DELEGRETURN), flushing what it changed first; {@code truncate} tells it the file will be
+     * truncated to zero. Completes with the CB_COMPOUND's status (NFS4_OK: the client will return
+     * it), or -1 when no reply came; never fails.
+     */
+    public static CompletableFuture<Integer> recall(BackChannel back, byte[] sessionId, Stateid stateid, boolean truncate,
+            byte[] fh) {
+        return compound(back, sessionId, OP_CB_RECALL, "CB_RECALL", b -> {
+            b.writeInt(stateid.seqid()).writeBytes(stateid.other());
+            b.writeInt(truncate ? 1 : 0);
+            opaque(b, fh);
         });
     }
 
-    /** One CB_COMPOUND of CB_SEQUENCE and operation {@code op} with these arguments, on slot 0. */
-    private static CompletableFuture<Boolean> compound(BackChannel back, byte[] sessionId, int op, String name,
+    /**
+     * One CB_COMPOUND of CB_SEQUENCE and operation {@code op} with these arguments, on slot 0;
+     * completes with the compound's status, -1 when no reply came.
+     */
+    private static CompletableFuture<Integer> compound(BackChannel back, byte[] sessionId, int op, String name,
             java.util.function.Consumer<ByteBuf> args) {
-        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        CompletableFuture<Integer> done = new CompletableFuture<>();
         Thread.ofVirtual().name("nfs4-cb").start(() -> {
-            boolean ok = false;
+            int status = -1;
             try {
                 back.acquireSlot();
             } catch (InterruptedException e) {
-                done.complete(false);
+                done.complete(-1);
                 return;
             }
             Backchannel c = back.connection();
@@ -130,7 +150,7 @@ public final class Callbacks {
                 ByteBuf reply = c.call(call).get();
                 try {
                     back.sequenced(seq); // the client saw this sequence id, whatever it answered
-                    ok = compoundStatus(reply) == 0;
+                    status = compoundStatus(reply);
                 } finally {
                     reply.release();
                 }
@@ -141,8 +161,8 @@ public final class Callbacks {
                 Thread.currentThread().interrupt();
             } finally {
                 back.releaseSlot();
-                count(name, ok);
-                done.complete(ok);
+                count(name, status == 0);
+                done.complete(status);
             }
         });
         return done;

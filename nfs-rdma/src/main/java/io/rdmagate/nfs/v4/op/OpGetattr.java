@@ -28,7 +28,7 @@ public final class OpGetattr extends Nfs4Op {
         if (fh instanceof Fh4.File f) {
             Target t = f.target();
             c.reader(t);
-            t.end(t.begin(Conflict.READ));
+            t.end(t.begin(Conflict.READ, c.breaker()));
         }
         Fattr4.write(c.out(), requested, c.attributes(fh), c.server());
     }

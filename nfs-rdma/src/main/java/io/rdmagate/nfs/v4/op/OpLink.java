@@ -34,7 +34,7 @@ public final class OpLink extends Nfs4Op {
         }
         Caller caller = c.writer(dir);
         long before = ChangeInfo.of(dir);
-        int use = file.begin(Conflict.NAMESPACE);
+        int use = file.begin(Conflict.NAMESPACE, c.breaker());
         try {
             dir.fs().link(caller, file.handle(), dir.handle(), name);
         } finally {

@@ -75,7 +75,7 @@ public final class OpLock extends Nfs4Op {
         if (exclusive && (l.open().access() & OPEN4_SHARE_ACCESS_WRITE) == 0) {
             throw new Nfs4Exception(NFS4ERR_OPENMODE, "a write lock needs an open for writing");
         }
-        int use = t.begin(Conflict.LOCK); // locks an SMB client keeps under a write lease come in first
+        int use = t.begin(Conflict.LOCK, c.breaker()); // locks an SMB client keeps under a write lease come in first
         ByteRangeLock request = new ByteRangeLock(l.owner(), offset, vfsLength, exclusive, LockSemantics.POSIX);
         try {
             t.fs().locks().lock(t.handle().fileId(), request);

@@ -37,7 +37,7 @@ public final class OpLockt extends Nfs4Op {
         Target t = c.currentFile(NFS4ERR_ISDIR);
         c.reader(t);
         c.server().state().notInGrace(c.server().now());
-        t.end(t.begin(Conflict.LOCK));
+        t.end(t.begin(Conflict.LOCK, c.breaker()));
         Optional<ByteRangeLock> holder = t.fs().locks().test(t.handle().fileId(), new ByteRangeLock(
                 LockState.owner(c.session().client().clientId(), ownerBytes), offset, length, exclusive,
                 LockSemantics.POSIX));

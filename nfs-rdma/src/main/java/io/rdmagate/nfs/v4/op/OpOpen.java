@@ -9,7 +9,9 @@ import io.rdmagate.nfs.v4.Fattr4;
 import io.rdmagate.nfs.v4.Fh4;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
+import io.rdmagate.nfs.v4.state.Delegation;
 import io.rdmagate.nfs.v4.state.OpenState;
+import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
@@ -30,16 +32,25 @@ import io.rdmagate.vfs.state.Conflict;
  * <p>A regular file is opened by name in the current directory (CLAIM_NULL) or as the
  * current filehandle (CLAIM_FH). The caller must be allowed what it asks (read, write); a read-only
  * client rule refuses write access; an SMB open whose share mode denies it is NFS4ERR_SHARE_DENIED,
- * and what SMB clients cache of the file is recalled first, as for an NFSv3 access. The open-owner's
- * clientid is the session's (§18.16.3). The file becomes the current filehandle, the open's stateid
- * the current stateid. No delegation is offered (the server has no back channel yet).
+ * and what SMB clients and other NFSv4.1 clients cache of the file is recalled first, as for an
+ * NFSv3 access (the volume's one state, until the open is in the table). The open-owner's clientid
+ * is the session's (§18.16.3). The file becomes the current filehandle, the open's stateid the
+ * current stateid.
+ *
+ * <p>A read-only open of a client whose back channel is up gets a read delegation (§10.4) when
+ * nobody has the file open for writing or is changing it, and it was not recalled a moment ago
+ * ({@link io.rdmagate.nfs.v4.state.Delegations}); a client that said it wants none
+ * (OPEN4_SHARE_ACCESS_WANT_NO_DELEG) gets none, one that asked for one and gets none is told why
+ * (OPEN_DELEGATE_NONE_EXT). While a delegation is recalled, its client turns the opens it made
+ * locally into real ones with CLAIM_DELEG_CUR_FH or CLAIM_DELEGATE_CUR, naming the delegation.
  *
  * <p>OPEN4_CREATE creates as NFSv3 CREATE does (UNCHECKED4, GUARDED4, and EXCLUSIVE4/EXCLUSIVE4_1
  * with the verifier kept by the vfs); the attributes given are set and reported in attrset.
  *
  * <p>After a restart, clients of the previous run reclaim their opens with CLAIM_PREVIOUS during the
- * grace period (RFC 8881 §8.4.2); every other OPEN is NFS4ERR_GRACE until it ends. Not yet: the
- * delegation claims (NFS4ERR_NOTSUPP).
+ * grace period (RFC 8881 §8.4.2); every other OPEN is NFS4ERR_GRACE until it ends. Delegations are
+ * not reclaimed (CLAIM_DELEGATE_PREV and CLAIM_DELEG_PREV_FH are NFS4ERR_NOTSUPP): a client of the
+ * previous run opens anew.
  */
 public final class OpOpen extends Nfs4Op {
     public OpOpen() {
@@ -69,11 +80,12 @@ public final class OpOpen extends Nfs4Op {
             throw new Nfs4Exception(NFS4ERR_INVAL, "OPEN4_CREATE with claim " + claim);
         }
         int access = shareAccess & ~OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
+        int wants = shareAccess & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
         if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH
                 || shareDeny < OPEN4_SHARE_DENY_NONE || shareDeny > OPEN4_SHARE_DENY_BOTH) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "share access " + shareAccess + " deny " + shareDeny);
         }
-        if (claim != CLAIM_PREVIOUS) {
+        if (claim != CLAIM_PREVIOUS && claim != CLAIM_DELEGATE_CUR && claim != CLAIM_DELEG_CUR_FH) {
             c.server().state().notInGrace(c.server().now()); // reclaims come first after a restart
         }
         long[] cinfo = new long[2];
@@ -99,8 +111,22 @@ public final class OpOpen extends Nfs4Op {
                 c.server().state().mayReclaim(c.session().client(), c.server().now());
                 yield c.currentFile(NFS4ERR_ISDIR);
             }
-            case CLAIM_DELEGATE_CUR, CLAIM_DELEGATE_PREV, CLAIM_DELEG_CUR_FH, CLAIM_DELEG_PREV_FH ->
-                    throw new Nfs4Exception(NFS4ERR_NOTSUPP, "no delegations are handed out");
+            case CLAIM_DELEG_CUR_FH -> {
+                Stateid deleg = c.resolveStateid(Stateid.read(in));
+                Target t = c.currentFile(NFS4ERR_ISDIR);
+                c.server().state().delegations().find(deleg, c.session().client(), t);
+                yield t;
+            }
+            case CLAIM_DELEGATE_CUR -> {
+                Stateid deleg = c.resolveStateid(Stateid.read(in));
+                String name = Names4.read(in);
+                Target dir = Dirs.directory(c.current());
+                Target t = new Target(dir.export(), dir.fs().lookup(c.reader(dir), dir.handle(), name).handle());
+                c.server().state().delegations().find(deleg, c.session().client(), t);
+                yield t;
+            }
+            case CLAIM_DELEGATE_PREV, CLAIM_DELEG_PREV_FH ->
+                    throw new Nfs4Exception(NFS4ERR_NOTSUPP, "delegations are not reclaimed after a restart");
             default -> throw new Nfs4Exception(NFS4ERR_INVAL, "claim " + claim);
         };
         FileAttributes a = file.fs().getattr(file.handle());
@@ -121,8 +147,15 @@ public final class OpOpen extends Nfs4Op {
         if ((file.fs().access(who.caller(), file.handle(), want) & want) != want && a.uid() != who.caller().uid()) {
             throw new Nfs4Exception(NFS4ERR_ACCESS, "mode bits refuse the open");
         }
-        file.end(file.begin(write ? Conflict.WRITE : Conflict.READ));
-        OpenState o = c.server().state().open(c.session().client(), owner, file, access, shareDeny);
+        // until the open is in the table, a delegation granted meanwhile sees the change in progress
+        int use = file.begin(write ? Conflict.WRITE : Conflict.READ, c.breaker());
+        OpenState o;
+        try {
+            o = c.server().state().open(c.session().client(), owner, file, access, shareDeny);
+        } finally {
+            file.end(use);
+        }
+        Delegation d = claim == CLAIM_NULL || claim == CLAIM_FH ? delegate(c, file, access, wants) : null;
         XdrEncoder out = c.out();
         o.stateid().write(out);
         new ChangeInfo(claim == CLAIM_NULL ? cinfo[0] : a.changeId(), claim == CLAIM_NULL ? cinfo[1] : a.changeId())
@@ -130,9 +163,54 @@ public final class OpOpen extends Nfs4Op {
         // §20.11: blocked locks of this client are told when they may be free, when it can be called
         out.writeInt(OPEN4_RESULT_LOCKTYPE_POSIX | (c.session().back().granted() ? OPEN4_RESULT_MAY_NOTIFY_LOCK : 0));
         Fattr4.writeBitmap(out, attrset);
-        out.writeInt(OPEN_DELEGATE_NONE);
+        if (d != null) {
+            out.writeInt(OPEN_DELEGATE_READ);
+            d.stateid().write(out);
+            out.writeBool(false); // recall: not being recalled
+            // permissions: ACE4_ACCESS_ALLOWED_ACE_TYPE, no flags, no mask: the client asks ACCESS itself
+            out.writeInt(0).writeInt(0).writeInt(0).writeOpaque(new byte[0]);
+        } else if (wants == OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE) {
+            out.writeInt(OPEN_DELEGATE_NONE);
+        } else {
+            out.writeInt(OPEN_DELEGATE_NONE_EXT); // §18.16.3: the client said what it wants; why it got none
+            if (wants == OPEN4_SHARE_ACCESS_WANT_NO_DELEG || wants == OPEN4_SHARE_ACCESS_WANT_CANCEL) {
+                out.writeInt(wants == OPEN4_SHARE_ACCESS_WANT_NO_DELEG ? WND4_NOT_WANTED : WND4_CANCELLED);
+            } else {
+                out.writeInt(WND4_CONTENTION);
+                out.writeBool(false); // ond_server_will_push_deleg
+            }
+        }
         c.current(new Fh4.File(file));
         c.currentStateid(o.stateid());
+    }
+
+    /**
+     * A read delegation for this open, or null: only for a read-only open by a client whose back
+     * channel is up and that did not refuse one, of a file nobody writes (no NFSv4.1 open for
+     * writing, no other protocol's, no change in progress). Checked after the delegation is in the
+     * table, so that a conflicting operation that starts meanwhile either is seen here or recalls it.
+     */
+    private static Delegation delegate(Compound c, Target file, int access, int wants) throws Nfs4Exception {
+        if (access != OPEN4_SHARE_ACCESS_READ || wants == OPEN4_SHARE_ACCESS_WANT_NO_DELEG
+                || wants == OPEN4_SHARE_ACCESS_WANT_CANCEL || wants == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG
+                || !c.session().back().pathUp()) {
+            return null;
+        }
+        var state = c.server().state();
+        var client = c.session().client();
+        Delegation d = state.delegations().grant(client, file);
+        if (d == null) {
+            return null;
+        }
+        var states = file.fs().states();
+        long fileId = file.handle().fileId();
+        if (state.writers(file.handle().volumeId(), fileId, null) || states.writing(fileId, c.server().shared())) {
+            state.delegations().withdraw(d);
+            return null;
+        }
+        states.cached(file.handle()); // changes made outside the gateway recall it too
+        d.ended().thenRun(() -> states.uncached(fileId));
+        return d;
     }
 
     /** createhow4: UNCHECKED4 and GUARDED4 with attributes, EXCLUSIVE4 with a verifier, EXCLUSIVE4_1 with both. */
@@ -156,7 +234,7 @@ public final class OpOpen extends Nfs4Op {
      */
     private static Target create(Compound c, Target dir, String name, Create how) throws Nfs4Exception, VfsException {
         Caller caller = c.writer(dir);
-        int use = dir.begin(name, Conflict.WRITE); // UNCHECKED over an existing file sets its attributes (size 0 truncates)
+        int use = dir.begin(name, Conflict.WRITE, c.breaker()); // UNCHECKED over an existing file sets its attributes (size 0 truncates)
         try {
             SetAttributes attrs = how.attrs().attributes();
             boolean exclusive = how.mode() == CreateMode.EXCLUSIVE;

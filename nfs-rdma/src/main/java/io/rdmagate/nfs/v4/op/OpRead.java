@@ -6,6 +6,7 @@ import io.rdmagate.nfs.NfsExports.Target;
 import io.rdmagate.nfs.v4.Compound;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
+import io.rdmagate.nfs.v4.state.Delegations;
 import io.rdmagate.nfs.v4.state.OpenState;
 import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
@@ -60,7 +61,7 @@ public final class OpRead extends Nfs4Op {
         int count = (int) Math.min(asked, Math.min(c.server().maxIoSize(), c.session().maxResponse() - 1024L));
         IoMemory data = null;
         if (count > 0) {
-            t.end(t.begin(Conflict.READ)); // an SMB client's write caching of the file flushes first
+            t.end(t.begin(Conflict.READ, c.breaker())); // an SMB client's write caching of the file flushes first
             try {
                 data = read(c, t, caller, offset, count);
             } catch (VfsException e) {
@@ -97,10 +98,17 @@ public final class OpRead extends Nfs4Op {
         return mapped != null ? mapped : t.fs().read(caller, t.handle(), offset, count, c.memory());
     }
 
-    /** A special stateid reads without an open; any other must be an open of this file with read access. */
+    /**
+     * A special stateid reads without an open; a delegation stateid reads the file the client holds
+     * the delegation of; any other must be an open of this file with read access.
+     */
     static OpenState checkStateid(Compound c, Stateid s, Target t) throws Nfs4Exception {
         if (s.isSpecial()) {
             c.server().state().notInGrace(c.server().now()); // no open to protect it from a reclaimed deny
+            return null;
+        }
+        if (Delegations.isDelegation(s)) {
+            c.server().state().delegations().find(s, c.session().client(), t);
             return null;
         }
         OpenState o = checkOwner(c, s, t);

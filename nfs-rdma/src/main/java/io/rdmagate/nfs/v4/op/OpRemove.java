@@ -32,7 +32,7 @@ public final class OpRemove extends Nfs4Op {
         c.server().state().notInGrace(c.server().now()); // as knfsd: a file a client may reclaim stays
         long before = ChangeInfo.of(dir);
         FileType type = dir.fs().lookup(caller, dir.handle(), name).attributes().type();
-        int use = dir.begin(name, Conflict.NAMESPACE);
+        int use = dir.begin(name, Conflict.NAMESPACE, c.breaker());
         try {
             if (type == FileType.DIRECTORY) {
                 dir.fs().rmdir(caller, dir.handle(), name);

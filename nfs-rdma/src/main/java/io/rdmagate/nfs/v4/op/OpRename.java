@@ -35,10 +35,10 @@ public final class OpRename extends Nfs4Op {
         c.server().state().notInGrace(c.server().now()); // as knfsd: a file a client may reclaim stays
         long fromBefore = ChangeInfo.of(from);
         long toBefore = ChangeInfo.of(to);
-        int moved = from.begin(oldName, Conflict.NAMESPACE);
+        int moved = from.begin(oldName, Conflict.NAMESPACE, c.breaker());
         int replaced = -1;
         try {
-            replaced = to.begin(newName, Conflict.NAMESPACE);
+            replaced = to.begin(newName, Conflict.NAMESPACE, c.breaker());
             from.fs().rename(caller, from.handle(), oldName, to.handle(), newName, true);
         } finally {
             from.end(moved);

@@ -56,6 +56,8 @@ public final class OpSequence extends Nfs4Op {
         out.writeInt(s.slots().length - 1);
         out.writeInt(s.slots().length - 1);
         // §18.46.3: a granted back channel with no live connection, or one that failed its probe
-        out.writeInt(s.back().pathDown() ? SEQ4_STATUS_CB_PATH_DOWN : 0);
+        // and a revoked delegation not freed yet (§8.2.4): the client tests its stateids and frees it
+        out.writeInt((s.back().pathDown() ? SEQ4_STATUS_CB_PATH_DOWN : 0)
+                | (s.client().revokedDelegations() ? SEQ4_STATUS_RECALLABLE_STATE_REVOKED : 0));
     }
 }

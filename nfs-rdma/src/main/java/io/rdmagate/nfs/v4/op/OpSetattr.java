@@ -39,7 +39,7 @@ public final class OpSetattr extends Nfs4Op {
                 throw new Nfs4Exception(NFS4ERR_OPENMODE, "open " + stateid + " does not allow writing");
             }
         }
-        int use = t.begin(Conflict.WRITE); // as NFSv3 SETATTR: SMB opens may deny it, SMB caching is recalled
+        int use = t.begin(Conflict.WRITE, c.breaker()); // as NFSv3 SETATTR: SMB opens may deny it, SMB caching is recalled
         try {
             t.fs().setattr(caller, t.handle(), s.attributes());
         } finally {

@@ -17,12 +17,12 @@ public final class OpTestStateid extends Nfs4Op {
     }
 
     @Override
-    public void run(Compound c) throws XdrException {
+    public void run(Compound c) throws XdrException, io.rdmagate.nfs.v4.Nfs4Exception {
         int n = c.in().readLength(MAX_STATEIDS);
         int[] status = new int[n];
         for (int i = 0; i < n; i++) {
             Stateid s = Stateid.read(c.in());
-            status[i] = s.isSpecial() ? NFS4ERR_BAD_STATEID : c.server().state().test(s);
+            status[i] = s.isSpecial() ? NFS4ERR_BAD_STATEID : c.server().state().test(s, c.session().client());
         }
         XdrEncoder out = c.out();
         out.writeInt(n);

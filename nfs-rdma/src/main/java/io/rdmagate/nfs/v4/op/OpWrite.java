@@ -64,7 +64,7 @@ public final class OpWrite extends Nfs4Op {
             if (offset < 0 || offset + data.readableBytes() < 0) {
                 throw new Nfs4Exception(NFS4ERR_FBIG, "write beyond 2^63-1");
             }
-            int use = t.begin(Conflict.WRITE);
+            int use = t.begin(Conflict.WRITE, c.breaker());
             WriteResult w;
             try {
                 w = WriteData.write(t, WriteData.ownerOverride(t, caller, before.uid()), offset, Stability.values()[how],

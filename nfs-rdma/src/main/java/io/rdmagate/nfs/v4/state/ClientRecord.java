@@ -19,6 +19,8 @@ public final class ClientRecord {
     byte[] lastCreateSession;
     boolean reclaimComplete;
     volatile long renewedNanos;
+    /** Delegations revoked and not freed yet (SEQ4_STATUS_RECALLABLE_STATE_REVOKED); changed by {@link Delegations}. */
+    volatile int revokedDelegations;
     final List<Session> sessions = new ArrayList<>();
 
     ClientRecord(long clientId, byte[] ownerId, byte[] verifier, String principal, long now) {
@@ -39,5 +41,10 @@ public final class ClientRecord {
 
     public String principal() {
         return principal;
+    }
+
+    /** Whether a delegation of this client was revoked and the client has not freed its stateid yet. */
+    public boolean revokedDelegations() {
+        return revokedDelegations > 0;
     }
 }

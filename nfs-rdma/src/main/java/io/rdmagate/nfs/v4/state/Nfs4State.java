@@ -44,9 +44,11 @@ public final class Nfs4State {
     }
 
     /** The limits of the state table. */
-    public record Limits(int maxClients, int maxSessions, int maxSlots, int maxCachedReply, long leaseNanos) {
+    public record Limits(int maxClients, int maxSessions, int maxSlots, int maxCachedReply, long leaseNanos,
+            int maxDelegations) {
         public Limits {
-            if (maxClients < 1 || maxSessions < 1 || maxSlots < 1 || maxCachedReply < 512 || leaseNanos <= 0) {
+            if (maxClients < 1 || maxSessions < 1 || maxSlots < 1 || maxCachedReply < 512 || leaseNanos <= 0
+                    || maxDelegations < 0) {
                 throw new IllegalArgumentException("NFSv4 state limits must be positive");
             }
         }
@@ -72,6 +74,9 @@ public final class Nfs4State {
     /** The same opens by file, so an OPEN looks at the opens of its file only. */
     private final Map<FileKey, List<OpenState>> opensByFile = new HashMap<>();
     private final Map<ByteBuffer, LockState> locks = new HashMap<>();
+    /** Opens whose share deny is not DENY_NONE: while there are none, other protocols never ask. */
+    private final java.util.concurrent.atomic.AtomicInteger denying = new java.util.concurrent.atomic.AtomicInteger();
+    private final Delegations delegations;
     /** Releases what the vfs holds for a client that goes (its byte-range locks). */
     private volatile java.util.function.Consumer<ClientRecord> onDrop = c -> {
     };
@@ -89,6 +94,7 @@ public final class Nfs4State {
         this.limits = limits;
         this.bootId = (int) (System.currentTimeMillis() / 1000);
         this.recovery = recovery;
+        this.delegations = new Delegations(bootId, limits.maxDelegations(), limits.leaseNanos(), System::nanoTime);
         try {
             this.reclaimable.addAll(recovery.load());
         } catch (java.io.IOException e) {
@@ -103,6 +109,11 @@ public final class Nfs4State {
 
     public Limits limits() {
         return limits;
+    }
+
+    /** The read delegations handed out, and their recall. */
+    public Delegations delegations() {
+        return delegations;
     }
 
     /** What to release in the vfs when a client record goes (expired, replaced, destroyed). */
@@ -301,6 +312,23 @@ public final class Nfs4State {
         }
     }
 
+    /**
+     * The session of {@code c} to call the client on: one whose back channel answered its probe and
+     * is up, else any with a back channel; null when none has one.
+     */
+    public synchronized Session callbackSession(ClientRecord c) {
+        Session any = null;
+        for (Session s : c.sessions) {
+            if (s.back().pathUp()) {
+                return s;
+            }
+            if (any == null && s.back().granted()) {
+                any = s;
+            }
+        }
+        return any;
+    }
+
     /** The ids of every client known now, confirmed or not. */
     public synchronized List<Long> clientIds() {
         return new ArrayList<>(clients.keySet());
@@ -371,6 +399,7 @@ public final class Nfs4State {
             }
         }
         locks.values().removeIf(l -> l.open.client == c);
+        delegations.dropClient(c);
         onDrop.accept(c);
     }
 
@@ -457,6 +486,9 @@ public final class Nfs4State {
         }
         if (mine != null) {
             synchronized (mine) {
+                if (mine.deny == 0 && deny != 0) {
+                    denying.incrementAndGet();
+                }
                 mine.access |= access;
                 mine.deny |= deny;
                 mine.seqid++;
@@ -468,19 +500,59 @@ public final class Nfs4State {
         OpenState o = new OpenState(other, c, owner.clone(), file);
         o.access = access;
         o.deny = deny;
+        if (deny != 0) {
+            denying.incrementAndGet();
+        }
         opens.put(ByteBuffer.wrap(other), o);
         opensByFile.computeIfAbsent(FileKey.of(file), k -> new ArrayList<>(2)).add(o);
         return o;
     }
 
-    /** An export's file, as the opens are indexed. */
-    private record FileKey(int export, long fileId) {
+    /** A volume's file, as the opens are indexed (two exports of one volume share its opens). */
+    private record FileKey(int volumeId, long fileId) {
         static FileKey of(Target t) {
-            return new FileKey(t.export().id(), t.handle().fileId());
+            return new FileKey(t.handle().volumeId(), t.handle().fileId());
         }
     }
 
+    /**
+     * Whether an open of the file by a client other than {@code except} denies {@code denyBits}
+     * (OPEN4_SHARE_DENY_READ, _WRITE) to others: an NFSv3 WRITE or an SMB open for writing is then
+     * refused as another NFSv4.1 OPEN would be.
+     */
+    public boolean denies(int volumeId, long fileId, int denyBits, Object except) {
+        if (denying.get() == 0) {
+            return false;
+        }
+        synchronized (this) {
+            for (OpenState o : opensByFile.getOrDefault(new FileKey(volumeId, fileId), List.of())) {
+                if (o.client != except && (o.deny & denyBits) != 0) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** Opens whose share deny is not DENY_NONE, now; one volatile read. */
+    public int denyingOpens() {
+        return denying.get();
+    }
+
+    /** Whether a client other than {@code except} (null: any) has the file open for writing. */
+    public synchronized boolean writers(int volumeId, long fileId, ClientRecord except) {
+        for (OpenState o : opensByFile.getOrDefault(new FileKey(volumeId, fileId), List.of())) {
+            if (o.client != except && (o.access & OPEN4_SHARE_ACCESS_WRITE) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void unindex(OpenState o) {
+        if (o.deny != 0) {
+            denying.decrementAndGet();
+        }
         FileKey k = FileKey.of(o.file);
         List<OpenState> same = opensByFile.get(k);
         if (same != null && same.remove(o) && same.isEmpty()) {
@@ -590,6 +662,9 @@ public final class Nfs4State {
                 throw new Nfs4Exception(NFS4ERR_INVAL, "downgrade to access " + access + " deny " + deny + " from "
                         + o.access + "/" + o.deny);
             }
+            if (o.deny != 0 && deny == 0) {
+                denying.decrementAndGet();
+            }
             o.access = access;
             o.deny = deny;
             o.seqid++;
@@ -608,7 +683,10 @@ public final class Nfs4State {
     }
 
     /** TEST_STATEID (§18.48) of one stateid: NFS4_OK or its error. */
-    public int test(Stateid id) {
+    public int test(Stateid id, ClientRecord c) {
+        if (Delegations.isDelegation(id)) {
+            return delegations.test(id, c);
+        }
         try {
             openFor(id);
             return NFS4_OK;

@@ -1,0 +1,366 @@
+package io.rdmagate.nfs;
+
+import static io.rdmagate.nfs.v4.Nfs4.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.rdmagate.gateway.spi.config.ClientRule.Access;
+import io.rdmagate.nfs.Nfs4TestClient.Reply;
+import io.rdmagate.nfs.client.Nfs3Client;
+import io.rdmagate.nfs.v4.Nfs4Server;
+import io.rdmagate.oncrpc.rpc.ReplyHeaders;
+import io.rdmagate.oncrpc.rpc.Rpc;
+import io.rdmagate.oncrpc.xdr.XdrDecoder;
+import io.rdmagate.oncrpc.xdr.XdrException;
+import io.rdmagate.vfs.ExportOptions;
+import io.rdmagate.vfs.inmemory.InMemoryFileSystem;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * NFSv4.1 read delegations (RFC 8881 §10.2, §10.4) with clients that serve callbacks on their own
+ * connection, as the Linux client does: a read-only OPEN of a client whose back channel is up gets
+ * one; a conflicting operation of another client (NFSv3 WRITE, another NFSv4.1 client's OPEN for
+ * writing) sends CB_RECALL and waits for DELEGRETURN; the holder's own operations recall nothing;
+ * a client that does not take the recall has the delegation revoked and is told through SEQUENCE.
+ */
+class Nfs4DelegationTest {
+    private static final int NFS4ERR_BADHANDLE = 10001;
+    private static final int OP_CB_RECALL = 4;
+
+    private NfsFixture fx;
+    private final List<AutoCloseable> closing = new ArrayList<>();
+    private byte[] root;
+
+    /** A CB_RECALL a client's callback service received: the stateid's other and the filehandle. */
+    record Recalled(byte[] other, byte[] fh) {
+    }
+
+    /** An OPEN's result: the open stateid, the delegation (type, its stateid's other, why none) and the file. */
+    record Opened(int seqid, byte[] other, int delegation, byte[] delegationOther, int why, byte[] fh) {
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        fx = new NfsFixture(List.of(NfsFixture.export(0, "data", InMemoryFileSystem.create(12, ExportOptions.DEFAULT),
+                NfsFixture.rule("127.0.0.0/8", Access.RW, false, false))), h -> null, new SimpleMeterRegistry(),
+                Nfs4Server.Options.DEFAULT);
+        root = Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable c : closing) {
+            c.close();
+        }
+        fx.close();
+    }
+
+    private Nfs3Client v3() throws IOException {
+        Nfs3Client c = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT);
+        closing.add(c);
+        return c;
+    }
+
+    /** A file holding {@code content}, made over NFSv3. */
+    private byte[] file(String name, String content) throws IOException {
+        Nfs3Client c = v3();
+        byte[] fh = c.create(root, name, 0666);
+        c.write(fh, 0, content.getBytes(StandardCharsets.UTF_8), 2);
+        return fh;
+    }
+
+    /**
+     * A client with a back channel whose callback service answers CB_COMPOUNDs with {@code cbStatus}
+     * and records the CB_RECALLs; returned once the server's probe of the path was answered.
+     */
+    private Nfs4TestClient holder(String owner, int cbStatus, BlockingQueue<Recalled> recalls) throws Exception {
+        Nfs4TestClient c = Nfs4TestClient.connect(fx.nfs(), NfsFixture.ROOT);
+        closing.add(c);
+        c.rpc.serveCalls(callbackService(cbStatus, recalls));
+        int up = fx.server.nfs4().state().backChannels(false);
+        Nfs4BackChannelTest.establish(c, owner, CREATE_SESSION4_FLAG_CONN_BACK_CHAN, Nfs4BackChannelTest.AUTH_SYS_CB);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (fx.server.nfs4().state().backChannels(false) == up && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertEquals(up + 1, fx.server.nfs4().state().backChannels(false), "the back channel is up");
+        return c;
+    }
+
+    private static Function<byte[], byte[]> callbackService(int cbStatus, BlockingQueue<Recalled> recalls) {
+        return call -> {
+            ByteBuf b = Unpooled.wrappedBuffer(call);
+            int xid = b.getInt(0);
+            boolean compound = b.getInt(20) == 1;
+            if (compound) {
+                Recalled r = recalled(call);
+                if (r != null) {
+                    recalls.add(r);
+                }
+            }
+            ByteBuf out = ReplyHeaders.accepted(Unpooled.buffer(), xid, Rpc.SUCCESS);
+            if (compound) {
+                out.writeInt(cbStatus).writeInt(0).writeInt(0); // status, tag, no results
+            }
+            byte[] bytes = new byte[out.readableBytes()];
+            out.readBytes(bytes);
+            return bytes;
+        };
+    }
+
+    /** The CB_RECALL of a CB_COMPOUND call (after its CB_SEQUENCE), or null. */
+    private static Recalled recalled(byte[] call) {
+        try {
+            XdrDecoder d = new XdrDecoder(Unpooled.wrappedBuffer(call));
+            d.skip(24); // xid, CALL, rpcvers, prog, vers, proc
+            d.readInt();
+            d.readOpaque(400); // credential
+            d.readInt();
+            d.readOpaque(400); // verifier
+            d.readOpaque(64); // tag
+            d.skip(8); // minor version, callback_ident
+            int ops = d.readInt();
+            for (int i = 0; i < ops; i++) {
+                int op = d.readInt();
+                if (op == 11) {
+                    d.skip(16 + 16 + 4); // CB_SEQUENCE: session, sequence, slot, highest, cachethis, no lists
+                } else if (op == OP_CB_RECALL) {
+                    d.readInt();
+                    byte[] other = d.readFixedOpaque(12);
+                    d.readInt(); // truncate
+                    return new Recalled(other, d.readOpaque(NFS4_FHSIZE));
+                }
+            }
+            return null;
+        } catch (XdrException e) {
+            return null;
+        }
+    }
+
+    /** OPEN of {@code name} in the export with this access (and want bits) by {@code owner}, no create. */
+    private static Opened open(Nfs4TestClient c, String name, int shareAccess, int deny, String owner) throws IOException {
+        Reply r = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data")).op(OP_OPEN, e -> {
+            e.writeInt(0).writeInt(shareAccess).writeInt(deny).writeHyper(0);
+            e.writeOpaque(owner.getBytes(StandardCharsets.UTF_8)).writeInt(OPEN4_NOCREATE).writeInt(CLAIM_NULL);
+            Nfs4TestClient.name(e, name);
+        }).op(OP_GETFH).send();
+        Nfs4TestClient.skip(r.next(OP_SEQUENCE, NFS4_OK), 16 + 20);
+        r.next(OP_PUTROOTFH, NFS4_OK);
+        r.next(OP_LOOKUP, NFS4_OK);
+        return opened(r.next(OP_OPEN, NFS4_OK), r);
+    }
+
+    private static Opened opened(XdrDecoder o, Reply r) throws IOException {
+        int seqid = Nfs4TestClient.read(o::readInt);
+        byte[] other = Nfs4TestClient.read(() -> o.readFixedOpaque(12));
+        Nfs4TestClient.skip(o, 20 + 4); // change_info4, rflags
+        int words = Nfs4TestClient.read(o::readInt);
+        Nfs4TestClient.skip(o, 4 * words);
+        int type = Nfs4TestClient.read(o::readInt);
+        byte[] deleg = null;
+        int why = -1;
+        if (type == OPEN_DELEGATE_READ) {
+            Nfs4TestClient.read(o::readInt);
+            deleg = Nfs4TestClient.read(() -> o.readFixedOpaque(12));
+            Nfs4TestClient.skip(o, 4 + 12); // recall, ace type, flag, mask
+            Nfs4TestClient.read(() -> o.readOpaque(1024)); // who
+        } else if (type == OPEN_DELEGATE_NONE_EXT) {
+            why = Nfs4TestClient.read(o::readInt);
+            if (why == WND4_CONTENTION || why == WND4_RESOURCE) {
+                Nfs4TestClient.read(o::readInt);
+            }
+        }
+        XdrDecoder g = r.next(OP_GETFH, NFS4_OK);
+        byte[] fh = Nfs4TestClient.read(() -> g.readOpaque(NFS4_FHSIZE));
+        return new Opened(seqid, other, type, deleg, why, fh);
+    }
+
+    /** READ of the file's first bytes with stateid (1, {@code other}): the status, and the data when OK. */
+    private static String read(Nfs4TestClient c, byte[] fh, byte[] other, int status) throws IOException {
+        Reply r = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_READ, e -> {
+            e.writeInt(1).writeFixedOpaque(other).writeHyper(0).writeInt(100);
+        }).send();
+        r.next(OP_SEQUENCE, NFS4_OK);
+        Nfs4TestClient.skip(r.d, 16 + 20);
+        r.next(OP_PUTFH, NFS4_OK);
+        XdrDecoder d = r.next(OP_READ, status);
+        if (status != NFS4_OK) {
+            return null;
+        }
+        Nfs4TestClient.read(d::readInt); // eof
+        return new String(Nfs4TestClient.read(() -> d.readOpaque(100)), StandardCharsets.UTF_8);
+    }
+
+    private static int delegReturn(Nfs4TestClient c, byte[] fh, byte[] other) throws IOException {
+        Reply r = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_DELEGRETURN, e -> {
+            e.writeInt(1).writeFixedOpaque(other);
+        }).send();
+        return r.status;
+    }
+
+    /** An NFSv3 WRITE of {@code data} at 0, on a thread of its own, as another machine's client would. */
+    private CompletableFuture<Void> v3Write(byte[] fh, String data) throws IOException {
+        Nfs3Client c = v3();
+        return CompletableFuture.runAsync(() -> {
+            try {
+                c.write(fh, 0, data.getBytes(StandardCharsets.UTF_8), 2);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, r -> Thread.ofVirtual().start(r));
+    }
+
+    private static void assertWaiting(CompletableFuture<?> op) {
+        assertThrows(TimeoutException.class, () -> op.get(300, TimeUnit.MILLISECONDS),
+                "the operation waits while the delegation is out");
+    }
+
+    @Test
+    void aReadOpenGetsADelegationThatAnNfs3WriteRecallsAndWaitsFor() throws Exception {
+        byte[] fh = file("shared", "old");
+        BlockingQueue<Recalled> recalls = new LinkedBlockingQueue<>();
+        Nfs4TestClient a = holder("deleg-a", NFS4_OK, recalls);
+        Opened o = open(a, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "reader");
+        assertEquals(OPEN_DELEGATE_READ, o.delegation(), "a read-only open gets a read delegation");
+        assertEquals("old", read(a, o.fh(), o.delegationOther(), NFS4_OK), "the delegation stateid reads");
+
+        CompletableFuture<Void> write = v3Write(fh, "new");
+        Recalled r = recalls.poll(10, TimeUnit.SECONDS);
+        assertNotNull(r, "the holder is called back");
+        assertArrayEquals(o.delegationOther(), r.other(), "CB_RECALL names the delegation");
+        assertArrayEquals(o.fh(), r.fh(), "and the file");
+        assertWaiting(write);
+
+        assertEquals(NFS4_OK, delegReturn(a, o.fh(), o.delegationOther()));
+        write.get(10, TimeUnit.SECONDS);
+        assertEquals(NFS4ERR_BAD_STATEID, delegReturn(a, o.fh(), o.delegationOther()), "returned once");
+        read(a, o.fh(), o.delegationOther(), NFS4ERR_BAD_STATEID);
+        assertEquals("new", read(a, o.fh(), o.other(), NFS4_OK), "the open reads what the write wrote");
+        var d = fx.server.nfs4().state().delegations();
+        assertEquals(1, d.recalls());
+        assertEquals(1, d.returns());
+        assertEquals(0, d.held());
+        assertEquals(OPEN_DELEGATE_NONE, open(a, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "again")
+                .delegation(), "a file recalled a moment ago is not delegated again at once");
+    }
+
+    @Test
+    void anotherClientsOpenForWritingRecallsItButTheHoldersOwnDoesNot() throws Exception {
+        file("both", "0123");
+        BlockingQueue<Recalled> recalls = new LinkedBlockingQueue<>();
+        Nfs4TestClient a = holder("deleg-own", NFS4_OK, recalls);
+        Opened o = open(a, "both", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "reader");
+        assertEquals(OPEN_DELEGATE_READ, o.delegation());
+        Opened mine = open(a, "both", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "writer");
+        assertEquals(OPEN_DELEGATE_NONE, mine.delegation());
+        assertNull(recalls.poll(200, TimeUnit.MILLISECONDS), "the holder's own open for writing recalls nothing");
+
+        Nfs4TestClient b = Nfs4TestClient.connect(fx.nfs(), NfsFixture.ROOT).establish("deleg-other");
+        closing.add(b);
+        CompletableFuture<Opened> other = CompletableFuture.supplyAsync(() -> {
+            try {
+                return open(b, "both", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, "b-writer");
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, r -> Thread.ofVirtual().start(r));
+        assertNotNull(recalls.poll(10, TimeUnit.SECONDS), "another client's open for writing recalls it");
+        assertWaiting(other);
+        // as the Linux client returns a delegation: the opens it made under it become real ones first
+        Reply claim = a.compound().op(OP_PUTFH, e -> e.writeOpaque(o.fh())).op(OP_OPEN, e -> {
+            e.writeInt(0).writeInt(OPEN4_SHARE_ACCESS_READ).writeInt(OPEN4_SHARE_DENY_NONE).writeHyper(0);
+            e.writeOpaque("local".getBytes(StandardCharsets.UTF_8)).writeInt(OPEN4_NOCREATE).writeInt(CLAIM_DELEG_CUR_FH);
+            e.writeInt(1).writeFixedOpaque(o.delegationOther());
+        }).op(OP_GETFH).send();
+        Nfs4TestClient.skip(claim.next(OP_SEQUENCE, NFS4_OK), 16 + 20);
+        claim.next(OP_PUTFH, NFS4_OK);
+        Opened local = opened(claim.next(OP_OPEN, NFS4_OK), claim);
+        assertEquals(OPEN_DELEGATE_NONE, local.delegation());
+        assertEquals("0123", read(a, o.fh(), local.other(), NFS4_OK), "the claimed open reads");
+        assertEquals(NFS4_OK, delegReturn(a, o.fh(), o.delegationOther()));
+        assertEquals(OPEN_DELEGATE_NONE, other.get(10, TimeUnit.SECONDS).delegation(), "and the other open goes on");
+    }
+
+    @Test
+    void aClientThatRefusesTheRecallLosesTheDelegationAndIsToldSo() throws Exception {
+        byte[] fh = file("revoked", "abc");
+        BlockingQueue<Recalled> recalls = new LinkedBlockingQueue<>();
+        Nfs4TestClient a = holder("deleg-deaf", NFS4ERR_BADHANDLE, recalls);
+        Opened o = open(a, "revoked", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "reader");
+        assertEquals(OPEN_DELEGATE_READ, o.delegation());
+        v3Write(fh, "xyz").get(30, TimeUnit.SECONDS);
+        assertEquals(3, recalls.size(), "the recall was sent, then tried twice more");
+        var d = fx.server.nfs4().state().delegations();
+        assertEquals(1, d.revocations());
+        assertEquals(SEQ4_STATUS_RECALLABLE_STATE_REVOKED, Nfs4BackChannelTest.statusFlags(a)
+                & SEQ4_STATUS_RECALLABLE_STATE_REVOKED, "SEQUENCE says a delegation was revoked");
+        read(a, o.fh(), o.delegationOther(), NFS4ERR_DELEG_REVOKED);
+        Reply t = a.compound().op(OP_TEST_STATEID, e -> {
+            e.writeInt(1).writeInt(1).writeFixedOpaque(o.delegationOther());
+        }).send();
+        Nfs4TestClient.skip(t.next(OP_SEQUENCE, NFS4_OK), 16 + 20);
+        XdrDecoder td = t.next(OP_TEST_STATEID, NFS4_OK);
+        assertEquals(1, (int) Nfs4TestClient.read(td::readInt));
+        assertEquals(NFS4ERR_DELEG_REVOKED, (int) Nfs4TestClient.read(td::readInt), "TEST_STATEID finds it");
+        Reply f = a.compound().op(OP_FREE_STATEID, e -> e.writeInt(1).writeFixedOpaque(o.delegationOther())).send();
+        assertEquals(NFS4_OK, f.status, "and FREE_STATEID frees it");
+        assertEquals(0, Nfs4BackChannelTest.statusFlags(a), "SEQUENCE stops reporting it");
+        assertEquals("xyz", read(a, o.fh(), o.other(), NFS4_OK));
+    }
+
+    @Test
+    void noDelegationWithoutABackChannelForWritingOrWhenTheClientWantsNone() throws Exception {
+        file("plain", "p");
+        Nfs4TestClient plain = Nfs4TestClient.connect(fx.nfs(), NfsFixture.ROOT).establish("no-back-channel");
+        closing.add(plain);
+        assertEquals(OPEN_DELEGATE_NONE, open(plain, "plain", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "o")
+                .delegation(), "nothing could recall it");
+        Nfs4TestClient a = holder("deleg-choosy", NFS4_OK, new LinkedBlockingQueue<>());
+        assertEquals(OPEN_DELEGATE_NONE, open(a, "plain", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "rw")
+                .delegation(), "only read delegations are handed out");
+        Opened refused = open(a, "plain", OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
+                OPEN4_SHARE_DENY_NONE, "r");
+        assertEquals(OPEN_DELEGATE_NONE_EXT, refused.delegation());
+        assertEquals(WND4_NOT_WANTED, refused.why(), "a client that wants none is told it got none as it wanted");
+        Opened contended = open(a, "plain", OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_READ_DELEG,
+                OPEN4_SHARE_DENY_NONE, "r2");
+        assertEquals(OPEN_DELEGATE_NONE_EXT, contended.delegation(), "the file is open for writing (by 'rw')");
+        assertEquals(WND4_CONTENTION, contended.why());
+        assertEquals(0, fx.server.nfs4().state().delegations().held());
+    }
+
+    @Test
+    void anNfs4OpenThatDeniesWritingRefusesAnNfs3Write() throws Exception {
+        byte[] fh = file("denied", "d");
+        Nfs4TestClient a = Nfs4TestClient.connect(fx.nfs(), NfsFixture.ROOT).establish("deny-writer");
+        closing.add(a);
+        Opened o = open(a, "denied", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_WRITE, "denier");
+        Nfs3Client.NfsStatusException e = assertThrows(Nfs3Client.NfsStatusException.class,
+                () -> v3().write(fh, 0, "x".getBytes(StandardCharsets.UTF_8), 2));
+        assertEquals(13, e.status(), "NFS3ERR_ACCES, as an SMB open's share mode refuses it");
+        Reply close = a.compound().op(OP_PUTFH, x -> x.writeOpaque(o.fh())).op(OP_CLOSE, x -> {
+            x.writeInt(0).writeInt(o.seqid()).writeFixedOpaque(o.other());
+        }).send();
+        assertEquals(NFS4_OK, close.status);
+        assertFalse(v3().write(fh, 0, "x".getBytes(StandardCharsets.UTF_8), 2).count() == 0, "closed: the write goes through");
+    }
+}
