@@ -209,7 +209,7 @@ public final class OpOpen extends Nfs4Op {
             return null;
         }
         states.cached(file.handle()); // changes made outside the gateway recall it too
-        d.ended().thenRun(() -> states.uncached(fileId));
+        d.ended().thenRunAsync(() -> states.uncached(fileId), Thread::startVirtualThread); // not in the ender's monitor
         return d;
     }
 

@@ -124,14 +124,14 @@ public final class Delegations {
 
     /**
      * A read delegation of {@code file} for {@code c}, or null when the table is full, the client
-     * holds one of the file already, one of the file is being recalled, or the file was recalled a
-     * moment ago. The caller checks the rest of the file's state after this and {@link #withdraw}s
+     * holds one of the file already or has revoked ones it did not free, one of the file is being
+     * recalled, or the file was recalled a moment ago. The caller checks the rest of the file's state after this and {@link #withdraw}s
      * the delegation when that conflicts: a conflicting operation that started meanwhile finds it
      * here and recalls it.
      */
     public synchronized Delegation grant(ClientRecord c, Target file) {
-        if (held >= max) {
-            return null;
+        if (held >= max || c.revokedDelegations > 0) {
+            return null; // a client that has not freed what was revoked gets nothing new, so the revoked stay bounded
         }
         Key k = Key.of(file);
         Long recalled = recentlyRecalled.get(k);
