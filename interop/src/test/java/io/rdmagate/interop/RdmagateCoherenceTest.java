@@ -19,10 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
  * over TCP and over RDMA (siw), SMB 3.1.1 with leases. A lock a process on the host holds on a file
  * of the export is refused to both, and a write a process on the host makes (this test's JVM, not
  * the gateway) breaks what cifs caches, so cifs reads the new content. The same boot mounts the
- * gateway with NFSv4.1 over TCP and over RDMA: it lists and reads what cifs wrote, cifs reads what
- * it writes, and an NFSv4.1 lock and a cifs lock refuse each other; its back channel is up, and a
- * process blocked on a lock cifs holds is told by CB_NOTIFY_LOCK when it is released; then the
- * common NFS workload runs over NFSv4.1 on both transports.
+ * gateway, on its default NFS versions and without naming one (the client negotiates NFSv4.1),
+ * over TCP and over RDMA: it lists and reads what cifs wrote, cifs reads what it writes, and an
+ * NFSv4.1 lock and a cifs lock refuse each other; its back channel is up, a file it holds open
+ * under a read delegation is recalled when cifs rewrites it, and a process blocked on a lock cifs
+ * holds is told by CB_NOTIFY_LOCK when it is released; then the common NFS workload runs over
+ * NFSv4.1 on both transports.
  */
 @Tag("interop")
 class RdmagateCoherenceTest {
@@ -97,7 +99,7 @@ class RdmagateCoherenceTest {
         int rpcbind = HostGateway.freePort();
         int smb = HostGateway.freePort();
         String transports = """
-                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d, versions: ["3", "4.1"]}
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
                   rpcbind: {mode: embedded, port: %d}
                   smb: {port: %d}
                 """.formatted(nfs, mount, rdma, nlm, nsm, rpcbind, smb);

@@ -266,13 +266,16 @@ public final class ConfigParser {
                     handshake, idle, handshakeMessage);
         }
 
-        /** transports.nfs.versions: "3" and "4.1"; NFSv3 cannot be left out (MOUNT and NLM serve it). */
+        /**
+         * transports.nfs.versions: "3" and "4.1", both by default (a client's plain mount negotiates
+         * NFSv4.1); NFSv3 cannot be left out (MOUNT and NLM serve it).
+         */
         private static java.util.Set<String> nfsVersions(YamlMap nfs) throws ConfigException {
             int line = nfs.lineOf("versions");
             java.util.Set<String> out = new java.util.LinkedHashSet<>();
             List<Node> nodes = nfs.list("versions");
             if (nodes.isEmpty()) {
-                return java.util.Set.of("3");
+                return java.util.Set.of("3", "4.1");
             }
             for (Node n : nodes) {
                 String v = nfs.scalar(n, "versions");

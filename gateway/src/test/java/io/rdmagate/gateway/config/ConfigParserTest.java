@@ -175,9 +175,11 @@ class ConfigParserTest {
     }
 
     @Test
-    void nfsVersionsDefaultToNfs3AndNfs41IsServedWhenListed() throws Exception {
-        var plain = ConfigParser.parse("min.yaml", MINIMAL).transports().nfs();
-        assertEquals(java.util.Set.of("3"), plain.versions());
+    void nfsVersionsDefaultToNfs3AndNfs41AndNfs3AloneCanBeAskedFor() throws Exception {
+        var dflt = ConfigParser.parse("min.yaml", MINIMAL).transports().nfs();
+        assertEquals(java.util.Set.of("3", "4.1"), dflt.versions());
+        assertTrue(dflt.serves41(), "a plain mount negotiates NFSv4.1");
+        var plain = ConfigParser.parse("v3.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3]\n").transports().nfs();
         assertFalse(plain.serves41());
         var both = ConfigParser.parse("v4.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.1]\n"
                 + "    v4: {leaseTime: 30s, maxSlots: 16, maxDelegations: 0}\n").transports().nfs();
