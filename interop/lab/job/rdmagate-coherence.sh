@@ -177,25 +177,49 @@ nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
     blocked_waiter "$label" $S $V
     if timeout 60 umount $V; then result "$label/unmount" PASS; else result "$label/unmount" FAIL; fi
 }
-# A file the NFSv4.1 client holds open for reading is delegated to it (OPEN_DELEGATE_READ: the
-# client then opens, reads and caches it without asking); cifs rewriting it recalls the delegation
-# (CB_RECALL), the SMB CREATE waits for the client's DELEGRETURN (after it turned its local open
-# into a real one, CLAIM_DELEG_CUR_FH), and the client's next read sees the new content.
+# Delegations (RFC 8881 §10.4) of files the NFSv4.1 client holds open, recalled when cifs writes:
+# read: a file cifs made at the start (its handle closed since), open for reading on NFS, is delegated
+# for reading (the client then opens, reads and caches it without asking); cifs appending to it
+# recalls the delegation (CB_RECALL), the SMB CREATE waits for the client's DELEGRETURN (after it
+# turned its local open into a real one, CLAIM_DELEG_CUR_FH), and the client sees the new line.
+# write: a file the client writes itself is delegated for writing (it keeps its writes); cifs
+# rewriting it recalls that, the client writes back and returns it, and reads what cifs wrote.
 delegation_recalled() {                     # delegation_recalled LABEL NFS_DIR
-    local label=$1 f=v41-deleg-$1.txt granted returned got
+    local label=$1 f=v41-deleg-$1.txt held returned got i
     event() { host_get "$HTTP_PORT" /metrics | awk -v e="event=\"$1\"" 'index($0, "rdmagate_nfs4_delegation_events_total{") == 1 && index($0, e) { v = $NF } END { print int(v) }'; }
-    echo before-$label > $2/$f              # written over NFSv4.1: no cifs handle keeps it open for writing
-    granted=$(event granted) returned=$(event returned)
-    exec 5<$2/$f
-    cat $2/$f > /dev/null
-    granted="$granted -> $(event granted)"
-    echo after-cifs-$label > $S/$f
-    got=$(cat $2/$f)
+    delegated() { host_get "$HTTP_PORT" /metrics | awk -v t="type=\"$1\"" 'index($0, "rdmagate_nfs4_delegations{") == 1 && index($0, t) { v = $NF } END { print int(v) }'; }
+    local r=v41-deleg-read-$1.txt granted
+    returned=$(event returned)
+    for i in $(seq 10); do                  # until cifs has closed the handle it keeps a moment after a write
+        granted=$(event granted)
+        exec 5<$2/$r
+        cat $2/$r > /dev/null
+        granted="$granted -> $(event granted)"
+        (( ${granted#* -> } > ${granted% -> *} )) && break
+        exec 5<&-
+        sleep 0.5
+    done
+    echo "appended-under-delegation-$label" >> $S/$r
+    got=$(tail -n 1 $2/$r)
     exec 5<&-
     returned="$returned -> $(event returned)"
-    if (( ${granted#* -> } > ${granted% -> *} && ${returned#* -> } > ${returned% -> *} )) && [ "$got" = "after-cifs-$label" ]; then
-        result "$label/delegation-recalled" PASS "granted $granted, returned $returned; recalled $(event recalled), revoked $(event revoked)"
-    else result "$label/delegation-recalled" FAIL "granted $granted, returned $returned, read '$got'; $(host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_nfs4_(deleg|callbacks)' | tr '\n' ' ')"; fi
+    if (( ${granted#* -> } > ${granted% -> *} && ${returned#* -> } > ${returned% -> *} )) \
+            && [ "$got" = "appended-under-delegation-$label" ]; then
+        result "$label/read-delegation-recalled" PASS "granted $granted (read delegations held $(delegated read)), returned $returned"
+    else result "$label/read-delegation-recalled" FAIL "granted $granted, returned $returned, read '$got'; $(host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_nfs4_(deleg|callbacks)' | tr '\n' ' ')"; fi
+
+    returned=$(event returned)
+    exec 5>$2/$f                            # written over NFSv4.1, and kept open
+    echo before-$label >&5
+    held=$(delegated write)
+    echo after-cifs-$label > $S/$f
+    exec 5>&-
+    got=$(cat $2/$f)
+    returned="$returned -> $(event returned)"
+    if [ "$held" -ge 1 ] && (( ${returned#* -> } > ${returned% -> *} )) && [ "$got" = "after-cifs-$label" ] \
+            && [ "$(cat $S/$f)" = "after-cifs-$label" ]; then
+        result "$label/write-delegation-recalled" PASS "write delegations held $held; returned $returned"
+    else result "$label/write-delegation-recalled" FAIL "write delegations held $held, returned $returned, NFS read '$got', cifs '$(cat $S/$f)'; $(host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_nfs4_(deleg|callbacks)' | tr '\n' ' ')"; fi
 }
 
 # A process blocked in fcntl(F_SETLKW) on NFSv4.1 behind a lock another client holds (a process on
@@ -228,6 +252,7 @@ blocked_waiter() {                          # blocked_waiter LABEL HOLDER_DIR WA
 }
 head -c 3000000 /dev/urandom > $S/v41-data.bin
 echo first-line > $S/v41-grows.txt
+for l in v41-tcp v41-rdma; do echo "made-by-cifs" > $S/v41-deleg-read-$l.txt; done
 # no vers: the client tries 4.2, is told NFS4ERR_MINOR_VERS_MISMATCH, and mounts 4.1 (the mount check)
 nfs41 v41-tcp "proto=tcp,port=$NFS_PORT" || rc=1
 nfs41 v41-rdma "proto=rdma,port=$RDMA_PORT" || rc=1

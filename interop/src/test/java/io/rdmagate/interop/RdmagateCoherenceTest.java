@@ -21,10 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the gateway) breaks what cifs caches, so cifs reads the new content. The same boot mounts the
  * gateway, on its default NFS versions and without naming one (the client negotiates NFSv4.1),
  * over TCP and over RDMA: it lists and reads what cifs wrote, cifs reads what it writes, and an
- * NFSv4.1 lock and a cifs lock refuse each other; its back channel is up, a file it holds open
- * under a read delegation is recalled when cifs rewrites it, and a process blocked on a lock cifs
- * holds is told by CB_NOTIFY_LOCK when it is released; then the common NFS workload runs over
- * NFSv4.1 on both transports.
+ * NFSv4.1 lock and a cifs lock refuse each other; its back channel is up, files it holds open
+ * under a read and under a write delegation are recalled when cifs writes them, and a process
+ * blocked on a lock cifs holds is told by CB_NOTIFY_LOCK when it is released; then the common NFS
+ * workload runs over NFSv4.1 on both transports.
  */
 @Tag("interop")
 class RdmagateCoherenceTest {
@@ -116,7 +116,8 @@ class RdmagateCoherenceTest {
                 for (String c : CHECKS) {
                     expected.add("coherence-" + proto + "/" + c);
                 }
-                for (String c : List.of("mount", "back-channel", "list", "read", "delegation-recalled", "sees-cifs-write",
+                for (String c : List.of("mount", "back-channel", "list", "read", "read-delegation-recalled",
+                        "write-delegation-recalled", "sees-cifs-write",
                         "write", "namespace", "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs",
                         "fcntl-cifs-lock-refused-to-nfs", "fcntl-cifs-unlock-frees-nfs", "blocked-lock-notified", "unmount")) {
                     expected.add("v41-" + proto + "/" + c);

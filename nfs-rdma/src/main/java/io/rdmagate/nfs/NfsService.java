@@ -107,9 +107,9 @@ public final class NfsService implements ProtocolService {
     /**
      * rdmagate_nfs4_clients, rdmagate_nfs4_sessions, rdmagate_nfs4_open_states, rdmagate_nfs4_grace (1 while
      * it runs), rdmagate_nfs4_back_channels{state="up"|"down"} and
-     * rdmagate_nfs4_callbacks_total{call="CB_NULL"|"CB_NOTIFY_LOCK"|"CB_RECALL",result="ok"|"failed"},
-     * rdmagate_nfs4_delegations (held now) and rdmagate_nfs4_delegation_events_total{event="granted"|
-     * "recalled"|"returned"|"revoked"}.
+     * rdmagate_nfs4_callbacks_total{call="CB_NULL"|"CB_NOTIFY_LOCK"|"CB_RECALL"|"CB_RECALL_ANY",result="ok"|"failed"},
+     * rdmagate_nfs4_delegations{type="read"|"write"} (held now) and rdmagate_nfs4_delegation_events_total{event="granted"|
+     * "recalled"|"returned"|"revoked"|"recall_any"}.
      */
     private static void bindNfs4Metrics(GatewayContext context, io.rdmagate.nfs.v4.Nfs4Server s) {
         var r = context.metrics();
@@ -129,16 +129,19 @@ public final class NfsService implements ProtocolService {
                     .register(r);
         }
         var delegations = state.delegations();
+        io.micrometer.core.instrument.Gauge.builder("rdmagate.nfs4.delegations", delegations, x -> x.held() - x.writesHeld())
+                .tag("type", "read").description("NFSv4.1 delegations held now").register(r);
         io.micrometer.core.instrument.Gauge.builder("rdmagate.nfs4.delegations", delegations,
-                io.rdmagate.nfs.v4.state.Delegations::held).description("NFSv4.1 read delegations held now").register(r);
+                io.rdmagate.nfs.v4.state.Delegations::writesHeld).tag("type", "write")
+                .description("NFSv4.1 delegations held now").register(r);
         java.util.Map<String, java.util.function.ToDoubleFunction<io.rdmagate.nfs.v4.state.Delegations>> events =
                 java.util.Map.of("granted", x -> x.granted(), "recalled", x -> x.recalls(), "returned", x -> x.returns(),
-                        "revoked", x -> x.revocations());
+                        "revoked", x -> x.revocations(), "recall_any", x -> x.recallAnys());
         events.forEach((event, f) -> io.micrometer.core.instrument.FunctionCounter
                 .builder("rdmagate.nfs4.delegation.events", delegations, f).tag("event", event)
                 .description("NFSv4.1 delegations handed out, recalled (CB_RECALL), returned (DELEGRETURN), revoked")
                 .register(r));
-        for (String call : new String[] {"CB_NULL", "CB_NOTIFY_LOCK", "CB_RECALL"}) {
+        for (String call : new String[] {"CB_NULL", "CB_NOTIFY_LOCK", "CB_RECALL", "CB_RECALL_ANY"}) {
             for (boolean ok : new boolean[] {true, false}) {
                 io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.nfs4.callbacks", call,
                         x -> io.rdmagate.nfs.v4.callback.Callbacks.sent(x, ok)).tag("call", call)

@@ -226,7 +226,9 @@ class Nfs4BackChannelTest {
             String owner = "owner-" + i;
             Reply r = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
                     .op(OP_OPEN, e -> {
-                        e.writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(OPEN4_SHARE_DENY_NONE).writeHyper(0);
+                        // no delegation: under one the client would keep its locks to itself
+                        e.writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG)
+                                .writeInt(OPEN4_SHARE_DENY_NONE).writeHyper(0);
                         e.writeOpaque(owner.getBytes(StandardCharsets.UTF_8)).writeInt(OPEN4_NOCREATE).writeInt(CLAIM_NULL);
                         Nfs4TestClient.name(e, "locked");
                     }).op(OP_GETFH).send();
@@ -240,7 +242,9 @@ class Nfs4BackChannelTest {
             int rflags = Nfs4TestClient.read(o::readInt);
             assertEquals(OPEN4_RESULT_MAY_NOTIFY_LOCK, rflags & OPEN4_RESULT_MAY_NOTIFY_LOCK, "OPEN says blocked locks may be told");
             int words = Nfs4TestClient.read(o::readInt);
-            Nfs4TestClient.skip(o, 4 * words + 4); // attrset, delegation type
+            Nfs4TestClient.skip(o, 4 * words);
+            assertEquals(OPEN_DELEGATE_NONE_EXT, (int) Nfs4TestClient.read(o::readInt));
+            assertEquals(WND4_NOT_WANTED, (int) Nfs4TestClient.read(o::readInt), "none, as asked");
             XdrDecoder g = r.next(OP_GETFH, NFS4_OK);
             fh = Nfs4TestClient.read(() -> g.readOpaque(NFS4_FHSIZE));
         }

@@ -36,22 +36,31 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * NFSv4.1 read delegations (RFC 8881 §10.2, §10.4) with clients that serve callbacks on their own
+ * NFSv4.1 delegations (RFC 8881 §10.2, §10.4) with clients that serve callbacks on their own
  * connection, as the Linux client does: a read-only OPEN of a client whose back channel is up gets
- * one; a conflicting operation of another client (NFSv3 WRITE, another NFSv4.1 client's OPEN for
- * writing) sends CB_RECALL and waits for DELEGRETURN; the holder's own operations recall nothing;
+ * a read delegation, an OPEN for writing of a file nobody else has open a write delegation; a
+ * conflicting operation of another client (NFSv3 WRITE, or READ for a write delegation, another
+ * NFSv4.1 client's OPEN for writing) sends CB_RECALL and waits for DELEGRETURN; the holder's own
+ * operations recall nothing;
  * a client that does not take the recall has the delegation revoked and is told through SEQUENCE.
  */
 class Nfs4DelegationTest {
     private static final int NFS4ERR_BADHANDLE = 10001;
     private static final int OP_CB_RECALL = 4;
+    private static final int OP_CB_RECALL_ANY = 8;
 
     private NfsFixture fx;
     private final List<AutoCloseable> closing = new ArrayList<>();
     private byte[] root;
 
-    /** A CB_RECALL a client's callback service received: the stateid's other and the filehandle. */
-    record Recalled(byte[] other, byte[] fh) {
+    /**
+     * A CB_RECALL a client's callback service received (the stateid's other and the filehandle), or
+     * a CB_RECALL_ANY (how many delegations to keep, and the type mask).
+     */
+    record Recalled(byte[] other, byte[] fh, int keep, int mask) {
+        Recalled(byte[] other, byte[] fh) {
+            this(other, fh, -1, 0);
+        }
     }
 
     /** An OPEN's result: the open stateid, the delegation (type, its stateid's other, why none) and the file. */
@@ -148,6 +157,10 @@ class Nfs4DelegationTest {
                     byte[] other = d.readFixedOpaque(12);
                     d.readInt(); // truncate
                     return new Recalled(other, d.readOpaque(NFS4_FHSIZE));
+                } else if (op == OP_CB_RECALL_ANY) {
+                    int keep = d.readInt();
+                    int words = d.readInt();
+                    return new Recalled(null, null, keep, words > 0 ? d.readInt() : 0);
                 }
             }
             return null;
@@ -178,10 +191,15 @@ class Nfs4DelegationTest {
         int type = Nfs4TestClient.read(o::readInt);
         byte[] deleg = null;
         int why = -1;
-        if (type == OPEN_DELEGATE_READ) {
+        if (type == OPEN_DELEGATE_READ || type == OPEN_DELEGATE_WRITE) {
             Nfs4TestClient.read(o::readInt);
             deleg = Nfs4TestClient.read(() -> o.readFixedOpaque(12));
-            Nfs4TestClient.skip(o, 4 + 12); // recall, ace type, flag, mask
+            Nfs4TestClient.skip(o, 4); // recall
+            if (type == OPEN_DELEGATE_WRITE) {
+                assertEquals(NFS_LIMIT_SIZE, (int) Nfs4TestClient.read(o::readInt), "space limited by size");
+                Nfs4TestClient.read(o::readHyper);
+            }
+            Nfs4TestClient.skip(o, 12); // ace type, flag, mask
             Nfs4TestClient.read(() -> o.readOpaque(1024)); // who
         } else if (type == OPEN_DELEGATE_NONE_EXT) {
             why = Nfs4TestClient.read(o::readInt);
@@ -208,6 +226,14 @@ class Nfs4DelegationTest {
         }
         Nfs4TestClient.read(d::readInt); // eof
         return new String(Nfs4TestClient.read(() -> d.readOpaque(100)), StandardCharsets.UTF_8);
+    }
+
+    /** WRITE of {@code data} at 0, FILE_SYNC, with stateid (1, {@code other}): its status. */
+    private static int write(Nfs4TestClient c, byte[] fh, byte[] other, String data) throws IOException {
+        Reply r = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_WRITE, e -> {
+            e.writeInt(1).writeFixedOpaque(other).writeHyper(0).writeInt(2).writeOpaque(data.getBytes(StandardCharsets.UTF_8));
+        }).send();
+        return r.status;
     }
 
     private static int delegReturn(Nfs4TestClient c, byte[] fh, byte[] other) throws IOException {
@@ -242,6 +268,7 @@ class Nfs4DelegationTest {
         Opened o = open(a, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "reader");
         assertEquals(OPEN_DELEGATE_READ, o.delegation(), "a read-only open gets a read delegation");
         assertEquals("old", read(a, o.fh(), o.delegationOther(), NFS4_OK), "the delegation stateid reads");
+        assertEquals(NFS4ERR_OPENMODE, write(a, o.fh(), o.delegationOther(), "no"), "but does not write");
 
         CompletableFuture<Void> write = v3Write(fh, "new");
         Recalled r = recalls.poll(10, TimeUnit.SECONDS);
@@ -300,6 +327,36 @@ class Nfs4DelegationTest {
         assertEquals(OPEN_DELEGATE_NONE, other.get(10, TimeUnit.SECONDS).delegation(), "and the other open goes on");
     }
 
+    /**
+     * A write delegation: the client writes with its stateid and keeps what it wrote; another
+     * client's read recalls it, and waits until the client has written back and returned it.
+     */
+    @Test
+    void anOpenForWritingGetsAWriteDelegationThatAnotherClientsReadWaitsFor() throws Exception {
+        byte[] fh = file("written", "0");
+        BlockingQueue<Recalled> recalls = new LinkedBlockingQueue<>();
+        Nfs4TestClient a = holder("deleg-writer", NFS4_OK, recalls);
+        Opened o = open(a, "written", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "writer");
+        assertEquals(OPEN_DELEGATE_WRITE, o.delegation(), "nobody else has it open: a write delegation");
+        assertEquals(NFS4_OK, write(a, o.fh(), o.delegationOther(), "first"), "its stateid writes");
+        Nfs3Client other = v3();
+        CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(other.read(fh, 0, 100).data(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, r -> Thread.ofVirtual().start(r));
+        Recalled r = recalls.poll(10, TimeUnit.SECONDS);
+        assertNotNull(r, "another client's read recalls a write delegation");
+        assertArrayEquals(o.delegationOther(), r.other());
+        assertWaiting(read);
+        assertEquals(NFS4_OK, write(a, o.fh(), o.delegationOther(), "written back"), "what the client kept");
+        assertEquals(NFS4_OK, delegReturn(a, o.fh(), o.delegationOther()));
+        assertEquals("written back", read.get(10, TimeUnit.SECONDS), "the read sees what was written back");
+        assertEquals(0, fx.server.nfs4().state().delegations().writesHeld());
+    }
+
     @Test
     void aClientThatRefusesTheRecallLosesTheDelegationAndIsToldSo() throws Exception {
         byte[] fh = file("revoked", "abc");
@@ -336,7 +393,7 @@ class Nfs4DelegationTest {
                 .delegation(), "nothing could recall it");
         Nfs4TestClient a = holder("deleg-choosy", NFS4_OK, new LinkedBlockingQueue<>());
         assertEquals(OPEN_DELEGATE_NONE, open(a, "plain", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "rw")
-                .delegation(), "only read delegations are handed out");
+                .delegation(), "another client has the file open: no write delegation");
         Opened refused = open(a, "plain", OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_NO_DELEG,
                 OPEN4_SHARE_DENY_NONE, "r");
         assertEquals(OPEN_DELEGATE_NONE_EXT, refused.delegation());
@@ -346,6 +403,36 @@ class Nfs4DelegationTest {
         assertEquals(OPEN_DELEGATE_NONE_EXT, contended.delegation(), "the file is open for writing (by 'rw')");
         assertEquals(WND4_CONTENTION, contended.why());
         assertEquals(0, fx.server.nfs4().state().delegations().held());
+    }
+
+    /**
+     * RFC 8881 §20.6: as the table fills (three quarters of maxDelegations), the clients holding
+     * delegations are asked by CB_RECALL_ANY to keep half; once it is full, an OPEN gets none.
+     */
+    @Test
+    void aFillingTableAsksClientsToReturnSomeAndAFullOneHandsOutNone() throws Exception {
+        fx.close();
+        fx = new NfsFixture(List.of(NfsFixture.export(0, "data", InMemoryFileSystem.create(13, ExportOptions.DEFAULT),
+                NfsFixture.rule("127.0.0.0/8", Access.RW, false, false))), h -> null, new SimpleMeterRegistry(),
+                new Nfs4Server.Options(java.time.Duration.ofSeconds(90), 64, 64, 16, 64, 8192, java.time.Duration.ZERO, 4));
+        root = Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT);
+        BlockingQueue<Recalled> calls = new LinkedBlockingQueue<>();
+        Nfs4TestClient a = holder("deleg-many", NFS4_OK, calls);
+        for (int i = 0; i < 4; i++) {
+            file("f" + i, "x");
+            assertEquals(OPEN_DELEGATE_READ, open(a, "f" + i, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "o").delegation());
+            if (i == 2) {
+                Recalled any = calls.poll(10, TimeUnit.SECONDS);
+                assertNotNull(any, "three of four held: the client is asked to return some");
+                assertEquals(1, any.keep(), "keep half of its three");
+                assertEquals(0b11, any.mask(), "read and write delegations of files");
+            }
+        }
+        file("f4", "x");
+        Opened none = open(a, "f4", OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_READ_DELEG, OPEN4_SHARE_DENY_NONE, "o");
+        assertEquals(OPEN_DELEGATE_NONE_EXT, none.delegation(), "the table is full");
+        assertEquals(4, fx.server.nfs4().state().delegations().held());
+        assertEquals(1, fx.server.nfs4().state().delegations().recallAnys(), "asked once in 10 s");
     }
 
     @Test

@@ -53,7 +53,7 @@ class NfsRecallTest {
         }
 
         @Override
-        public boolean writing(int volumeId, long fileId) {
+        public boolean opened(int volumeId, long fileId, boolean forWriting) {
             return false;
         }
 

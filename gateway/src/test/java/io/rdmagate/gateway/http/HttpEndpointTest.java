@@ -132,7 +132,7 @@ class HttpEndpointTest {
                 }
 
                 @Override
-                public boolean writing(int volumeId, long fileId) {
+                public boolean opened(int volumeId, long fileId, boolean forWriting) {
                     return false;
                 }
 

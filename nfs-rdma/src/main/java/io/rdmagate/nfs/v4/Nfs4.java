@@ -240,6 +240,8 @@ public final class Nfs4 {
     public static final int OPEN_DELEGATE_WRITE = 2;
     /** RFC 8881 §18.16.3: none, with the reason (why_no_delegation4) for a client that said what it wants. */
     public static final int OPEN_DELEGATE_NONE_EXT = 3;
+    /** nfs_space_limit4's limit_by4: a write delegation's space limit as a file size. */
+    public static final int NFS_LIMIT_SIZE = 1;
     /** share_access's want bits (§18.16.3). */
     public static final int OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE = 0x0000;
     public static final int OPEN4_SHARE_ACCESS_WANT_READ_DELEG = 0x0100;

@@ -73,13 +73,24 @@ public final class Nfs4Server implements AutoCloseable {
                 options.maxCachedReply(), options.lease().toNanos(), options.maxDelegations()), recovery,
                 options.grace().toNanos(), 0);
         // CB_RECALL on a back channel of the holder's client; none up: the recall fails and revokes
-        state.delegations().recaller(d -> {
-            io.rdmagate.nfs.v4.state.Session s = state.callbackSession(d.client());
-            if (s == null) {
-                return java.util.concurrent.CompletableFuture.completedFuture(-1);
+        state.delegations().recaller(new io.rdmagate.nfs.v4.state.Delegations.Recaller() {
+            @Override
+            public java.util.concurrent.CompletableFuture<Integer> recall(io.rdmagate.nfs.v4.state.Delegation d) {
+                io.rdmagate.nfs.v4.state.Session s = state.callbackSession(d.client());
+                if (s == null) {
+                    return java.util.concurrent.CompletableFuture.completedFuture(-1);
+                }
+                return io.rdmagate.nfs.v4.callback.Callbacks.recall(s.back(), s.id(), d.stateid(), false,
+                        new Fh4.File(d.file()).wire());
             }
-            return io.rdmagate.nfs.v4.callback.Callbacks.recall(s.back(), s.id(), d.stateid(), false,
-                    new Fh4.File(d.file()).wire());
+
+            @Override
+            public void recallAny(io.rdmagate.nfs.v4.state.ClientRecord c, int keep) {
+                io.rdmagate.nfs.v4.state.Session s = state.callbackSession(c);
+                if (s != null) {
+                    io.rdmagate.nfs.v4.callback.Callbacks.recallAny(s.back(), s.id(), keep);
+                }
+            }
         });
         this.shared = new io.rdmagate.nfs.v4.state.CrossProtocolState(state);
         for (io.rdmagate.nfs.NfsExport e : exports.all()) {

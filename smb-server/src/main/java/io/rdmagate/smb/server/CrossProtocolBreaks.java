@@ -51,14 +51,14 @@ final class CrossProtocolBreaks implements CacheHolder {
     }
 
     @Override
-    public boolean writing(int volumeId, long fileId) {
+    public boolean opened(int volumeId, long fileId, boolean forWriting) {
         synchronized (table) {
             FileState f = table.file(volumeId, fileId);
             if (f == null) {
                 return false;
             }
             for (Open e : f.opens) {
-                if ((e.access() & OpenTable.DATA_WRITE) != 0) {
+                if (!forWriting || (e.access() & OpenTable.DATA_WRITE) != 0) {
                     return true;
                 }
             }

@@ -284,7 +284,7 @@ class CrossProtocolBreakTest {
         }
 
         @Override
-        public boolean writing(int volumeId, long fileId) {
+        public boolean opened(int volumeId, long fileId, boolean forWriting) {
             return false;
         }
     }

@@ -36,8 +36,10 @@ public interface CacheHolder {
     boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker);
 
     /**
-     * Whether a client of this holder has the file open for writing: no other protocol grants read
-     * caching of it meanwhile (RFC 8881 §10.4.1: no read delegation while another opens to write).
+     * Whether a client of this holder has the file open (for writing, when {@code forWriting}): no
+     * other protocol grants read caching of a file open for writing, nor write caching of a file
+     * open at all (RFC 8881 §10.4.1: no read delegation while another opens to write, no write
+     * delegation while another has it open).
      */
-    boolean writing(int volumeId, long fileId);
+    boolean opened(int volumeId, long fileId, boolean forWriting);
 }

@@ -210,15 +210,16 @@ public final class FileStates {
     }
 
     /**
-     * Whether a holder other than {@code self} has the file open for writing, or an operation that
-     * changes it is in progress: {@code self} grants no read caching of it then.
+     * Whether a holder other than {@code self} has the file open (for writing, when
+     * {@code forWriting}), or an operation that changes it is in progress: {@code self} grants no
+     * read caching of a file open for writing then, and no write caching of a file open at all.
      */
-    public boolean writing(long fileId, CacheHolder self) {
+    public boolean opened(long fileId, CacheHolder self, boolean forWriting) {
         if (changing(fileId)) {
             return true;
         }
         for (CacheHolder h : holders) {
-            if (h != self && h.holdsAnything() && h.writing(volumeId, fileId)) {
+            if (h != self && h.holdsAnything() && h.opened(volumeId, fileId, forWriting)) {
                 return true;
             }
         }

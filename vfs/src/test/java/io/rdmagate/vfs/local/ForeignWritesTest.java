@@ -57,7 +57,7 @@ class ForeignWritesTest {
         }
 
         @Override
-        public boolean writing(int volumeId, long fileId) {
+        public boolean opened(int volumeId, long fileId, boolean forWriting) {
             return false;
         }
 

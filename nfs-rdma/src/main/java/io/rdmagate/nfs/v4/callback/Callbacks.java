@@ -39,6 +39,9 @@ public final class Callbacks {
     public static final int CB_COMPOUND = 1;
     static final int OP_CB_SEQUENCE = 11;
     static final int OP_CB_RECALL = 4;
+    static final int OP_CB_RECALL_ANY = 8;
+    /** RFC 8881 §20.6.3: read and write delegations of files (RCA4_TYPE_MASK_RDATA_DLG, _WDATA_DLG). */
+    static final int RCA4_TYPE_MASK_FILE_DELEGATIONS = 0b11;
     static final int OP_CB_NOTIFY_LOCK = 13;
     private static final AtomicInteger XIDS = new AtomicInteger(ThreadLocalRandom.current().nextInt());
     /** Calls made in this process, by kind ({@link #CB_NULL}, {@link #OP_CB_NOTIFY_LOCK}, {@link #OP_CB_RECALL}) and outcome. */
@@ -111,6 +114,18 @@ public final class Callbacks {
             b.writeInt(stateid.seqid()).writeBytes(stateid.other());
             b.writeInt(truncate ? 1 : 0);
             opaque(b, fh);
+        });
+    }
+
+    /**
+     * CB_RECALL_ANY (RFC 8881 §20.6): the client keeps at most {@code keep} of its file delegations
+     * and returns the others (DELEGRETURN). Completes with the CB_COMPOUND's status, -1 when no
+     * reply came; never fails.
+     */
+    public static CompletableFuture<Integer> recallAny(BackChannel back, byte[] sessionId, int keep) {
+        return compound(back, sessionId, OP_CB_RECALL_ANY, "CB_RECALL_ANY", b -> {
+            b.writeInt(keep);
+            b.writeInt(1).writeInt(RCA4_TYPE_MASK_FILE_DELEGATIONS); // bitmap4 of one word
         });
     }
 

@@ -38,7 +38,8 @@ import io.rdmagate.vfs.state.Conflict;
  * current stateid.
  *
  * <p>A read-only open of a client whose back channel is up gets a read delegation (§10.4) when
- * nobody has the file open for writing or is changing it, and it was not recalled a moment ago
+ * nobody has the file open for writing or is changing it, an open for writing a write delegation
+ * when nobody else has it open, and neither when it was recalled a moment ago
  * ({@link io.rdmagate.nfs.v4.state.Delegations}); a client that said it wants none
  * (OPEN4_SHARE_ACCESS_WANT_NO_DELEG) gets none, one that asked for one and gets none is told why
  * (OPEN_DELEGATE_NONE_EXT). While a delegation is recalled, its client turns the opens it made
@@ -164,9 +165,12 @@ public final class OpOpen extends Nfs4Op {
         out.writeInt(OPEN4_RESULT_LOCKTYPE_POSIX | (c.session().back().granted() ? OPEN4_RESULT_MAY_NOTIFY_LOCK : 0));
         Fattr4.writeBitmap(out, attrset);
         if (d != null) {
-            out.writeInt(OPEN_DELEGATE_READ);
+            out.writeInt(d.type());
             d.stateid().write(out);
             out.writeBool(false); // recall: not being recalled
+            if (d.writes()) {
+                out.writeInt(NFS_LIMIT_SIZE).writeHyper(-1L); // space_limit: the client may grow the file freely
+            }
             // permissions: ACE4_ACCESS_ALLOWED_ACE_TYPE, no flags, no mask: the client asks ACCESS itself
             out.writeInt(0).writeInt(0).writeInt(0).writeOpaque(new byte[0]);
         } else if (wants == OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE) {
@@ -185,26 +189,34 @@ public final class OpOpen extends Nfs4Op {
     }
 
     /**
-     * A read delegation for this open, or null: only for a read-only open by a client whose back
-     * channel is up and that did not refuse one, of a file nobody writes (no NFSv4.1 open for
-     * writing, no other protocol's, no change in progress). Checked after the delegation is in the
-     * table, so that a conflicting operation that starts meanwhile either is seen here or recalls it.
+     * A delegation for this open, or null: for a client whose back channel is up and that did not
+     * refuse one; a read delegation for a read-only open of a file nobody writes (no NFSv4.1 open
+     * for writing, no other protocol's, no change in progress), a write delegation for an open for
+     * writing of a file nobody else has open. Checked after the delegation is in the table, so
+     * that a conflicting operation that starts meanwhile either is seen here or recalls it.
      */
     private static Delegation delegate(Compound c, Target file, int access, int wants) throws Nfs4Exception {
-        if (access != OPEN4_SHARE_ACCESS_READ || wants == OPEN4_SHARE_ACCESS_WANT_NO_DELEG
-                || wants == OPEN4_SHARE_ACCESS_WANT_CANCEL || wants == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG
-                || !c.session().back().pathUp()) {
+        boolean write = (access & OPEN4_SHARE_ACCESS_WRITE) != 0;
+        int type = write ? OPEN_DELEGATE_WRITE : OPEN_DELEGATE_READ;
+        if (wants == OPEN4_SHARE_ACCESS_WANT_NO_DELEG || wants == OPEN4_SHARE_ACCESS_WANT_CANCEL
+                || (wants == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG && !write)
+                || (wants == OPEN4_SHARE_ACCESS_WANT_READ_DELEG && write) || !c.session().back().pathUp()) {
             return null;
         }
         var state = c.server().state();
         var client = c.session().client();
-        Delegation d = state.delegations().grant(client, file);
+        Delegation d = state.delegations().grant(client, file, type);
         if (d == null) {
             return null;
         }
         var states = file.fs().states();
         long fileId = file.handle().fileId();
-        if (state.writers(file.handle().volumeId(), fileId, null) || states.writing(fileId, c.server().shared())) {
+        int volumeId = file.handle().volumeId();
+        // a read delegation: nobody writes; a write delegation: nobody else has it open
+        boolean contended = write
+                ? state.opened(volumeId, fileId, false, client) || states.opened(fileId, c.server().shared(), false)
+                : state.opened(volumeId, fileId, true, null) || states.opened(fileId, c.server().shared(), true);
+        if (contended) {
             state.delegations().withdraw(d);
             return null;
         }

@@ -118,6 +118,16 @@ public final class OpRead extends Nfs4Op {
         return o;
     }
 
+    /**
+     * Writing (WRITE, SETATTR of the size) with a delegation stateid: the session's client's write
+     * delegation of file {@code t}; a read delegation is NFS4ERR_OPENMODE.
+     */
+    static void checkWriteDelegation(Compound c, Stateid s, Target t) throws Nfs4Exception {
+        if (!c.server().state().delegations().find(s, c.session().client(), t).writes()) {
+            throw new Nfs4Exception(NFS4ERR_OPENMODE, "delegation " + s + " is for reading");
+        }
+    }
+
     /** The open {@code s} names (an open stateid, or a lock stateid derived from it), which must be of file {@code t} and of the session's client. */
     static OpenState checkOwner(Compound c, Stateid s, Target t) throws Nfs4Exception {
         OpenState o = c.server().state().openFor(s);

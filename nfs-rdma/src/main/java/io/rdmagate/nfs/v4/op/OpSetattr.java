@@ -8,6 +8,7 @@ import io.rdmagate.nfs.v4.Fattr4;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
 import io.rdmagate.nfs.v4.state.OpenState;
+import io.rdmagate.nfs.v4.state.Delegations;
 import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.xdr.XdrException;
 import io.rdmagate.vfs.Caller;
@@ -33,7 +34,9 @@ public final class OpSetattr extends Nfs4Op {
         if (s.attributes().size() != null && stateid.isSpecial()) {
             c.server().state().notInGrace(c.server().now());
         }
-        if (s.attributes().size() != null && !stateid.isSpecial()) {
+        if (s.attributes().size() != null && Delegations.isDelegation(stateid)) {
+            OpRead.checkWriteDelegation(c, stateid, t);
+        } else if (s.attributes().size() != null && !stateid.isSpecial()) {
             OpenState o = OpRead.checkOwner(c, stateid, t);
             if ((o.access() & OPEN4_SHARE_ACCESS_WRITE) == 0) {
                 throw new Nfs4Exception(NFS4ERR_OPENMODE, "open " + stateid + " does not allow writing");

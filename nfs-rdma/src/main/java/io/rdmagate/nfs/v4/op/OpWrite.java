@@ -9,6 +9,7 @@ import io.rdmagate.nfs.v4.Compound;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
 import io.rdmagate.nfs.v4.state.OpenState;
+import io.rdmagate.nfs.v4.state.Delegations;
 import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
@@ -55,6 +56,8 @@ public final class OpWrite extends Nfs4Op {
             }
             if (stateid.isSpecial()) {
                 c.server().state().notInGrace(c.server().now());
+            } else if (Delegations.isDelegation(stateid)) {
+                OpRead.checkWriteDelegation(c, stateid, t); // a client writes back what it kept under a write delegation
             } else {
                 OpenState o = OpRead.checkOwner(c, stateid, t);
                 if ((o.access() & OPEN4_SHARE_ACCESS_WRITE) == 0) {

@@ -41,7 +41,7 @@ public final class CrossProtocolState implements CacheHolder {
     }
 
     @Override
-    public boolean writing(int volumeId, long fileId) {
-        return state.writers(volumeId, fileId, null);
+    public boolean opened(int volumeId, long fileId, boolean forWriting) {
+        return state.opened(volumeId, fileId, forWriting, null);
     }
 }

@@ -19,28 +19,35 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * The read delegations the NFSv4.1 server handed out (RFC 8881 §10.2, §10.4), and their recall.
+ * The delegations the NFSv4.1 server handed out (RFC 8881 §10.2, §10.4), and their recall.
  *
- * <p>Operation: an OPEN for reading of a client whose back channel is up gets one ({@link #grant})
- * unless the file is open for writing anywhere, being changed, or was recalled a moment ago (a
- * file that ping-pongs between writers and a reader gets no delegation, as knfsd's recall filter
- * does). An operation that conflicts with it, of another NFSv4.1 client, an NFSv3 or NLM client,
- * an SMB client or a program on the host, recalls it through the volume's one state
- * ({@link #recall}): CB_RECALL goes to the holder, and the operation waits until the client's
- * DELEGRETURN ({@link #giveBack}). A client that does not return it within a lease, or whose
+ * <p>Operation: an OPEN for reading of a client whose back channel is up gets a read delegation
+ * ({@link #grant}) unless the file is open for writing anywhere; an OPEN for writing gets a write
+ * delegation unless anyone else has the file open or delegated; neither while the file is being
+ * changed or was recalled a moment ago (a file that ping-pongs between clients gets none, as with
+ * knfsd's recall filter). An operation that conflicts with one (any but a read for a read
+ * delegation; any at all for a write delegation), of another NFSv4.1 client, an NFSv3 or NLM
+ * client, an SMB client or a program on the host, recalls it through the volume's one state
+ * ({@link #recall}): CB_RECALL goes to the holder, which writes back what it kept, and the
+ * operation waits until the client's DELEGRETURN ({@link #giveBack}). A client that does not return it within a lease, or whose
  * callback path fails, or that denies knowing the delegation after two retries (a recall may
  * overtake the OPEN reply that granted it, §2.10.6.3), has it revoked: SEQUENCE then reports
  * SEQ4_STATUS_RECALLABLE_STATE_REVOKED until the client finds the stateid with TEST_STATEID and
- * frees it (FREE_STATEID). Only read delegations are handed out: a revoked one loses no data.
+ * frees it (FREE_STATEID). A revoked write delegation's client loses the writes it had not written
+ * back: the lease is the time it has (§10.4.6), as with any server.
  *
  * <p>Stateids are this start's boot id and a counter with the top bit set, so they never name an
  * open or lock state. Thread-safe; no method holds the monitor while it calls elsewhere, so the
  * open and lock tables may call in while holding theirs.
  */
 public final class Delegations {
-    /** Sends CB_RECALL for a delegation; completes with CB_COMPOUND's status, -1 when no reply came. */
+    /** How delegations are recalled from clients. */
     public interface Recaller {
+        /** Sends CB_RECALL for a delegation; completes with CB_COMPOUND's status, -1 when no reply came. */
         CompletableFuture<Integer> recall(Delegation d);
+
+        /** Sends CB_RECALL_ANY: the client keeps at most {@code keep} delegations and returns the rest. */
+        void recallAny(ClientRecord c, int keep);
     }
 
     /** How often a recall the client did not accept is sent again before the delegation is revoked. */
@@ -48,6 +55,8 @@ public final class Delegations {
     static final long RECALL_RETRY_MILLIS = 1000;
     /** A file recalled less than this ago gets no new delegation. */
     static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** CB_RECALL_ANY goes out at most this often while the table is three quarters full. */
+    static final long RECALL_ANY_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** Recently recalled files remembered at most. */
     private static final int RECENT_MAX = 4096;
 
@@ -55,7 +64,18 @@ public final class Delegations {
     private final int max;
     private final long leaseNanos;
     private final LongSupplier clock;
-    private volatile Recaller recaller = d -> CompletableFuture.completedFuture(-1);
+    private volatile Recaller recaller = new Recaller() {
+        @Override
+        public CompletableFuture<Integer> recall(Delegation d) {
+            return CompletableFuture.completedFuture(-1);
+        }
+
+        @Override
+        public void recallAny(ClientRecord c, int keep) {
+        }
+    };
+    /** When CB_RECALL_ANY last went out; the table asks again no more often than {@link #RECALL_ANY_NANOS}. */
+    private long recalledAny = Long.MIN_VALUE / 2;
     private long next = 1;
     private final Map<ByteBuffer, Delegation> byId = new HashMap<>();
     private final Map<Key, List<Delegation>> byFile = new HashMap<>();
@@ -68,10 +88,13 @@ public final class Delegations {
         }
     };
     private volatile int held;
+    /** Write delegations held: reads recall only these, so while there are none a read costs one volatile read. */
+    private volatile int writesHeld;
     private final LongAdder granted = new LongAdder();
     private final LongAdder recalls = new LongAdder();
     private final LongAdder returns = new LongAdder();
     private final LongAdder revocations = new LongAdder();
+    private final LongAdder recallAnys = new LongAdder();
 
     /** A file of a volume, as the volume's one state names it. */
     private record Key(int volumeId, long fileId) {
@@ -106,6 +129,11 @@ public final class Delegations {
         return held;
     }
 
+    /** Write delegations held now. */
+    public int writesHeld() {
+        return writesHeld;
+    }
+
     public long granted() {
         return granted.sum();
     }
@@ -122,6 +150,11 @@ public final class Delegations {
         return revocations.sum();
     }
 
+    /** Times the filling table asked its clients to return delegations (CB_RECALL_ANY to each). */
+    public long recallAnys() {
+        return recallAnys.sum();
+    }
+
     /**
      * A read delegation of {@code file} for {@code c}, or null when the table is full, the client
      * holds one of the file already or has revoked ones it did not free, one of the file is being
@@ -129,7 +162,7 @@ public final class Delegations {
      * the delegation when that conflicts: a conflicting operation that started meanwhile finds it
      * here and recalls it.
      */
-    public synchronized Delegation grant(ClientRecord c, Target file) {
+    public synchronized Delegation grant(ClientRecord c, Target file, int type) {
         if (held >= max || c.revokedDelegations > 0) {
             return null; // a client that has not freed what was revoked gets nothing new, so the revoked stay bounded
         }
@@ -145,19 +178,41 @@ public final class Delegations {
         List<Delegation> same = byFile.get(k);
         if (same != null) {
             for (Delegation d : same) {
-                if (d.client == c || d.recalledAt != 0) {
-                    return null;
+                if (d.client == c || d.recalledAt != 0 || d.writes() || type == OPEN_DELEGATE_WRITE) {
+                    return null; // a write delegation is the file's only one
                 }
             }
         }
         byte[] other = new byte[STATEID_OTHER_SIZE];
         ByteBuffer.wrap(other).putInt(bootId).putLong(Long.MIN_VALUE | next++);
-        Delegation d = new Delegation(other, c, file);
+        Delegation d = new Delegation(other, c, file, type);
         byId.put(ByteBuffer.wrap(other), d);
         byFile.computeIfAbsent(k, x -> new ArrayList<>(1)).add(d);
         held++;
+        if (d.writes()) {
+            writesHeld++;
+        }
         granted.increment();
+        if (held >= max - max / 4 && now - recalledAny >= RECALL_ANY_NANOS) {
+            recalledAny = now;
+            askToReturnHalf();
+        }
         return d;
+    }
+
+    /**
+     * RFC 8881 §20.6 CB_RECALL_ANY, as the table fills: each client holding delegations is asked to
+     * keep half of them and return the rest it uses least, before the table refuses new ones. Sent
+     * on virtual threads; the client's DELEGRETURNs make the room.
+     */
+    private void askToReturnHalf() {
+        Map<ClientRecord, Integer> perClient = new HashMap<>();
+        for (Delegation d : byId.values()) {
+            perClient.merge(d.client, 1, Integer::sum);
+        }
+        Recaller r = recaller;
+        perClient.forEach((c, n) -> Thread.startVirtualThread(() -> r.recallAny(c, n / 2)));
+        recallAnys.increment();
     }
 
     /** Takes back a delegation {@link #grant} handed out before its OPEN answered. */
@@ -173,7 +228,7 @@ public final class Delegations {
 
     /** Whether {@code s} has the shape of a delegation stateid (not an open's or a lock's). */
     public static boolean isDelegation(Stateid s) {
-        return ByteBuffer.wrap(s.other()).getLong(4) < 0;
+        return ByteBuffer.wrap(s.other()).getLong(4) < 0 && !s.isSpecial(); // the all-ones stateid is READ bypass
     }
 
     /**
@@ -255,13 +310,13 @@ public final class Delegations {
     }
 
     /**
-     * Recalls the delegations of the file that {@code conflict} makes untrue (any but a read, which
-     * leaves read delegations alone) and that {@code breaker} does not hold itself; null when there
-     * are none. The returned recall resolves when each is returned, or revokes what is left once a
+     * Recalls the delegations of the file that {@code conflict} makes untrue (a read, only write
+     * delegations; anything else, every one) and that {@code breaker} does not hold itself; null
+     * when there are none. The returned recall resolves when each is returned, or revokes what is left once a
      * lease has passed since its recall.
      */
     public Recall recall(int volumeId, long fileId, Conflict conflict, ClientRecord breaker) {
-        if (held == 0 || conflict == Conflict.READ) {
+        if (held == 0 || (conflict == Conflict.READ && writesHeld == 0)) {
             return null;
         }
         List<Delegation> waitFor = new ArrayList<>(1);
@@ -274,7 +329,7 @@ public final class Delegations {
                 return null;
             }
             for (Delegation d : same) {
-                if (d.client == breaker) {
+                if (d.client == breaker || (conflict == Conflict.READ && !d.writes())) {
                     continue;
                 }
                 waitFor.add(d);
@@ -359,6 +414,9 @@ public final class Delegations {
             byFile.remove(k);
         }
         held--;
+        if (d.writes()) {
+            writesHeld--;
+        }
         return true;
     }
 

@@ -539,10 +539,10 @@ public final class Nfs4State {
         return denying.get();
     }
 
-    /** Whether a client other than {@code except} (null: any) has the file open for writing. */
-    public synchronized boolean writers(int volumeId, long fileId, ClientRecord except) {
+    /** Whether a client other than {@code except} (null: any) has the file open (for writing, when {@code forWriting}). */
+    public synchronized boolean opened(int volumeId, long fileId, boolean forWriting, ClientRecord except) {
         for (OpenState o : opensByFile.getOrDefault(new FileKey(volumeId, fileId), List.of())) {
-            if (o.client != except && (o.access & OPEN4_SHARE_ACCESS_WRITE) != 0) {
+            if (o.client != except && (!forWriting || (o.access & OPEN4_SHARE_ACCESS_WRITE) != 0)) {
                 return true;
             }
         }
