@@ -184,6 +184,8 @@ class RpcServerEndToEndTest {
             for (int i = 0; i < 64; i++) {
                 flood.add(new java.net.Socket(LOOPBACK, server.port())); // connects and never sends a byte
             }
+            // the flood is in (its connections registered on several event loops, in no fixed order)
+            eventually(() -> server.evictedConnections() == 64 - 16, "the flood evicted its own beyond 16");
             RpcClient c = client();
             assertTrue(c.call(ToyProgram.PROG, 2, 0, new byte[0], T).header().isSuccess());
             eventually(() -> server.openConnections() <= 16, "no more than the maximum stay open");
