@@ -187,6 +187,7 @@ nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
 delegation_recalled() {                     # delegation_recalled LABEL NFS_DIR
     local label=$1 f=v41-deleg-$1.txt held returned got i
     event() { host_get "$HTTP_PORT" /metrics | awk -v e="event=\"$1\"" 'index($0, "rdmagate_nfs4_delegation_events_total{") == 1 && index($0, e) { v = $NF } END { print int(v) }'; }
+    waited() { host_get "$HTTP_PORT" /metrics | awk 'index($0, "rdmagate_state_recall_wait_seconds_total{") == 1 { v += $NF } END { printf "%d", v * 1000 }'; }
     delegated() { host_get "$HTTP_PORT" /metrics | awk -v t="type=\"$1\"" 'index($0, "rdmagate_nfs4_delegations{") == 1 && index($0, t) { v = $NF } END { print int(v) }'; }
     local r=v41-deleg-read-$1.txt granted
     returned=$(event returned)
@@ -199,26 +200,30 @@ delegation_recalled() {                     # delegation_recalled LABEL NFS_DIR
         exec 5<&-
         sleep 0.5
     done
+    local w0=$(waited)
     echo "appended-under-delegation-$label" >> $S/$r
+    local w1=$(waited)
     got=$(tail -n 1 $2/$r)
     exec 5<&-
     returned="$returned -> $(event returned)"
     if (( ${granted#* -> } > ${granted% -> *} && ${returned#* -> } > ${returned% -> *} )) \
             && [ "$got" = "appended-under-delegation-$label" ]; then
-        result "$label/read-delegation-recalled" PASS "granted $granted (read delegations held $(delegated read)), returned $returned"
+        result "$label/read-delegation-recalled" PASS "granted $granted (read delegations held $(delegated read)), returned $returned; the cifs write waited $((w1 - w0)) ms for it"
     else result "$label/read-delegation-recalled" FAIL "granted $granted, returned $returned, read '$got'; $(host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_nfs4_(deleg|callbacks)' | tr '\n' ' ')"; fi
 
     returned=$(event returned)
     exec 5>$2/$f                            # written over NFSv4.1, and kept open
     echo before-$label >&5
     held=$(delegated write)
+    w0=$(waited)
     echo after-cifs-$label > $S/$f
+    w1=$(waited)
     exec 5>&-
     got=$(cat $2/$f)
     returned="$returned -> $(event returned)"
     if [ "$held" -ge 1 ] && (( ${returned#* -> } > ${returned% -> *} )) && [ "$got" = "after-cifs-$label" ] \
             && [ "$(cat $S/$f)" = "after-cifs-$label" ]; then
-        result "$label/write-delegation-recalled" PASS "write delegations held $held; returned $returned"
+        result "$label/write-delegation-recalled" PASS "write delegations held $held; returned $returned; the cifs write waited $((w1 - w0)) ms for it"
     else result "$label/write-delegation-recalled" FAIL "write delegations held $held, returned $returned, NFS read '$got', cifs '$(cat $S/$f)'; $(host_get "$HTTP_PORT" /metrics | grep -E '^rdmagate_nfs4_(deleg|callbacks)' | tr '\n' ' ')"; fi
 }
 

@@ -246,11 +246,16 @@ class Nfs4DelegationTest {
     /** An NFSv3 WRITE of {@code data} at 0, on a thread of its own, as another machine's client would. */
     private CompletableFuture<Void> v3Write(byte[] fh, String data) throws IOException {
         Nfs3Client c = v3();
-        return CompletableFuture.runAsync(() -> {
+        return elsewhere(() -> c.write(fh, 0, data.getBytes(StandardCharsets.UTF_8), 2)).thenApply(w -> null);
+    }
+
+    /** What another client does, on a thread of its own, as a call from another machine runs. */
+    private static <T> CompletableFuture<T> elsewhere(java.util.concurrent.Callable<T> call) {
+        return CompletableFuture.supplyAsync(() -> {
             try {
-                c.write(fh, 0, data.getBytes(StandardCharsets.UTF_8), 2);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                return call.call();
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
             }
         }, r -> Thread.ofVirtual().start(r));
     }
@@ -303,13 +308,8 @@ class Nfs4DelegationTest {
 
         Nfs4TestClient b = Nfs4TestClient.connect(fx.nfs(), NfsFixture.ROOT).establish("deleg-other");
         closing.add(b);
-        CompletableFuture<Opened> other = CompletableFuture.supplyAsync(() -> {
-            try {
-                return open(b, "both", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, "b-writer");
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }, r -> Thread.ofVirtual().start(r));
+        CompletableFuture<Opened> other = elsewhere(
+                () -> open(b, "both", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, "b-writer"));
         assertNotNull(recalls.poll(10, TimeUnit.SECONDS), "another client's open for writing recalls it");
         assertWaiting(other);
         // as the Linux client returns a delegation: the opens it made under it become real ones first
@@ -340,13 +340,7 @@ class Nfs4DelegationTest {
         assertEquals(OPEN_DELEGATE_WRITE, o.delegation(), "nobody else has it open: a write delegation");
         assertEquals(NFS4_OK, write(a, o.fh(), o.delegationOther(), "first"), "its stateid writes");
         Nfs3Client other = v3();
-        CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(other.read(fh, 0, 100).data(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }, r -> Thread.ofVirtual().start(r));
+        CompletableFuture<String> read = elsewhere(() -> new String(other.read(fh, 0, 100).data(), StandardCharsets.UTF_8));
         Recalled r = recalls.poll(10, TimeUnit.SECONDS);
         assertNotNull(r, "another client's read recalls a write delegation");
         assertArrayEquals(o.delegationOther(), r.other());
@@ -414,7 +408,7 @@ class Nfs4DelegationTest {
         fx.close();
         fx = new NfsFixture(List.of(NfsFixture.export(0, "data", InMemoryFileSystem.create(13, ExportOptions.DEFAULT),
                 NfsFixture.rule("127.0.0.0/8", Access.RW, false, false))), h -> null, new SimpleMeterRegistry(),
-                new Nfs4Server.Options(java.time.Duration.ofSeconds(90), 64, 64, 16, 64, 8192, java.time.Duration.ZERO, 4));
+                new Nfs4Server.Options(java.time.Duration.ofSeconds(90), 64, 64, 16, 64, 8192, java.time.Duration.ZERO, 4, ""));
         root = Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT);
         BlockingQueue<Recalled> calls = new LinkedBlockingQueue<>();
         Nfs4TestClient a = holder("deleg-many", NFS4_OK, calls);
