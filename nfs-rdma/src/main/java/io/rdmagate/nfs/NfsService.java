@@ -68,7 +68,8 @@ public final class NfsService implements ProtocolService {
         if (nfsConfig.serves41()) {
             var v4 = nfsConfig.v4();
             builder.nfs4(new io.rdmagate.nfs.v4.Nfs4Server.Options(v4.leaseTime(), v4.maxClients(), v4.maxSessions(),
-                    v4.maxSlots(), v4.maxOperations(), v4.maxCachedReply(), v4.graceTime(), v4.maxDelegations()),
+                    v4.maxSlots(), v4.maxOperations(), v4.maxCachedReply(), v4.graceTime(), v4.maxDelegations(),
+                    v4.idmapDomain()),
                     context.config().stateDir().resolve("nfs4").resolve("clients"));
         }
         server = builder

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class Nfs4GraceTest {
     private static final Nfs4Server.Options OPTIONS = new Nfs4Server.Options(Duration.ofSeconds(90), 64, 64, 8, 16,
-            8192, Duration.ofSeconds(90), 1024);
+            8192, Duration.ofSeconds(90), 1024, "");
 
     @TempDir
     Path state;

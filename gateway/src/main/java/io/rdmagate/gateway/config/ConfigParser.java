@@ -300,9 +300,14 @@ public final class ConfigParser {
             int cached = (int) m.size("maxCachedReply", d.maxCachedReply(), 512, 1 << 20);
             Duration grace = bounded(m, "graceTime", d.graceTime(), Duration.ZERO, Duration.ofHours(1));
             int delegations = (int) m.integer("maxDelegations", d.maxDelegations(), 0, 1 << 24);
+            String domain = m.string("idmapDomain", d.idmapDomain());
+            if (!domain.isEmpty() && !domain.matches("[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")) {
+                throw m.error(m.lineOf("idmapDomain"), "transports.nfs.v4.idmapDomain must be a DNS domain, found '"
+                        + domain + "'");
+            }
             m.finish("leaseTime", "maxClients", "maxSessions", "maxSlots", "maxOperations", "maxCachedReply", "graceTime",
-                    "maxDelegations");
-            return new TransportsConfig.Nfs4(lease, clients, sessions, slots, ops, cached, grace, delegations);
+                    "maxDelegations", "idmapDomain");
+            return new TransportsConfig.Nfs4(lease, clients, sessions, slots, ops, cached, grace, delegations, domain);
         }
 
         private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)

@@ -147,9 +147,10 @@ public final class Fattr4 {
     /**
      * Reads a fattr4 of attributes to set (§5.6): NFS4ERR_ATTRNOTSUPP for an attribute this server
      * does not store, NFS4ERR_INVAL for one that cannot be set (type, fileid...), NFS4ERR_BADOWNER for
-     * an owner that is not a number, NFS4ERR_BADXDR when the values do not fill the attribute list.
+     * an owner that is neither a number nor a name {@code ids} knows, NFS4ERR_BADXDR when the values
+     * do not fill the attribute list.
      */
-    public static Settable readSettable(XdrDecoder in) throws XdrException, Nfs4Exception {
+    public static Settable readSettable(XdrDecoder in, IdMap ids) throws XdrException, Nfs4Exception {
         int[] b = readBitmap(in);
         byte[] values = in.readOpaque(1 << 16);
         XdrDecoder v = new XdrDecoder(io.netty.buffer.Unpooled.wrappedBuffer(values));
@@ -171,8 +172,8 @@ public final class Fattr4 {
                     s.size(size);
                 }
                 case MODE -> s.mode(v.readInt() & 07777);
-                case OWNER -> s.owner(id(v.readString(NFS4_OPAQUE_LIMIT)));
-                case OWNER_GROUP -> s.group(id(v.readString(NFS4_OPAQUE_LIMIT)));
+                case OWNER -> s.owner(ids.uid(v.readString(NFS4_OPAQUE_LIMIT)));
+                case OWNER_GROUP -> s.group(ids.gid(v.readString(NFS4_OPAQUE_LIMIT)));
                 case TIME_ACCESS_SET -> s.atime(settime(v));
                 case TIME_MODIFY_SET -> s.mtime(settime(v));
                 default -> throw new IllegalStateException("settable attribute " + attr + " not read");
@@ -182,20 +183,6 @@ public final class Fattr4 {
             throw new XdrException(v.remaining() + " bytes after the attribute values");
         }
         return new Settable(s, b);
-    }
-
-    /** An owner or group as a number (what the Linux client sends an AUTH_SYS server), or NFS4ERR_BADOWNER. */
-    private static int id(String who) throws Nfs4Exception {
-        String n = who.indexOf('@') > 0 ? who.substring(0, who.indexOf('@')) : who;
-        try {
-            long id = Long.parseLong(n);
-            if (id < 0 || id > 0xffffffffL) {
-                throw new NumberFormatException();
-            }
-            return (int) id;
-        } catch (NumberFormatException e) {
-            throw new Nfs4Exception(NFS4ERR_BADOWNER, "owner '" + who + "' is not a number");
-        }
     }
 
     /** settime4: SET_TO_SERVER_TIME4 (0) or SET_TO_CLIENT_TIME4 (1) and an nfstime4. */
@@ -259,8 +246,8 @@ public final class Fattr4 {
                 case MAXREAD, MAXWRITE -> out.writeHyper(server.maxIoSize());
                 case MODE -> out.writeInt(a.mode() & 07777);
                 case NUMLINKS -> out.writeInt((int) Math.min(a.nlink(), 0xffffffffL));
-                case OWNER -> out.writeString(Integer.toUnsignedString(a.uid()));
-                case OWNER_GROUP -> out.writeString(Integer.toUnsignedString(a.gid()));
+                case OWNER -> out.writeString(server.idmap().owner(a.uid()));
+                case OWNER_GROUP -> out.writeString(server.idmap().ownerGroup(a.gid()));
                 case RAWDEV -> {
                     long rdev = a.rdev();
                     out.writeInt((int) (((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & ~0xfffL)));

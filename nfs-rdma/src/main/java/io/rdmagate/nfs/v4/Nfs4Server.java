@@ -22,18 +22,20 @@ public final class Nfs4Server implements AutoCloseable {
      * @param maxOperations    operations per COMPOUND at most (ca_maxoperations)
      * @param maxCachedReply   reply bytes kept per slot for replay at most (ca_maxresponsesize_cached)
      * @param grace            after a restart, how long the clients of the previous run may reclaim
-     * @param maxDelegations   read delegations held at most at once, over every client (0: none are handed out)
+     * @param maxDelegations   delegations held at most at once, over every client (0: none are handed out)
+     * @param idmapDomain      owners are written "name@idmapDomain" for the ids the host names; empty: numbers
      */
     public record Options(Duration lease, int maxClients, int maxSessions, int maxSlots, int maxOperations,
-            int maxCachedReply, Duration grace, int maxDelegations) {
+            int maxCachedReply, Duration grace, int maxDelegations, String idmapDomain) {
         public static final Options DEFAULT = new Options(Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192,
-                Duration.ofSeconds(90), 65536);
+                Duration.ofSeconds(90), 65536, "");
 
         public Options {
             if (lease.toSeconds() < 10 || lease.toSeconds() > 3600 || maxOperations < 8 || maxOperations > 1024
-                    || grace.isNegative() || grace.toSeconds() > 3600 || maxDelegations < 0) {
+                    || grace.isNegative() || grace.toSeconds() > 3600 || maxDelegations < 0 || idmapDomain == null
+                    || idmapDomain.contains("@") || idmapDomain.isBlank() != idmapDomain.isEmpty()) {
                 throw new IllegalArgumentException("NFSv4 lease must be 10-3600 s, grace 0-3600 s, maxOperations 8-1024,"
-                        + " maxDelegations not negative");
+                        + " maxDelegations not negative, idmapDomain a domain or empty");
             }
         }
     }
@@ -48,6 +50,7 @@ public final class Nfs4Server implements AutoCloseable {
     private final long startMillis = System.currentTimeMillis();
     private final Operations operations = new Operations();
     private final io.rdmagate.nfs.v4.state.CrossProtocolState shared;
+    private final IdMap idmap;
     /** Drops clients whose lease lapsed, with their locks, every half lease (as knfsd's laundromat). */
     private final java.util.concurrent.ScheduledExecutorService laundromat =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
@@ -69,6 +72,7 @@ public final class Nfs4Server implements AutoCloseable {
         this.pseudo = new PseudoFs(exports);
         this.options = options;
         this.maxIoSize = maxIoSize;
+        this.idmap = IdMap.of(options.idmapDomain());
         this.state = new Nfs4State(new Nfs4State.Limits(options.maxClients(), options.maxSessions(), options.maxSlots(),
                 options.maxCachedReply(), options.lease().toNanos(), options.maxDelegations()), recovery,
                 options.grace().toNanos(), 0);
@@ -160,6 +164,11 @@ public final class Nfs4Server implements AutoCloseable {
 
     public int maxIoSize() {
         return maxIoSize;
+    }
+
+    /** How owner and owner_group are written and read. */
+    public IdMap idmap() {
+        return idmap;
     }
 
     /** so_major_id and eir_server_scope: the same on every address of this server. */

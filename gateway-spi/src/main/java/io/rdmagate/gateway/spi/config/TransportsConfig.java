@@ -32,9 +32,9 @@ public record TransportsConfig(Nfs nfs, Rpcbind rpcbind, Smb smb) {
      *                       opens and locks (ended early when each has)
      */
     public record Nfs4(java.time.Duration leaseTime, int maxClients, int maxSessions, int maxSlots, int maxOperations,
-            int maxCachedReply, java.time.Duration graceTime, int maxDelegations) {
+            int maxCachedReply, java.time.Duration graceTime, int maxDelegations, String idmapDomain) {
         public static final Nfs4 DEFAULT = new Nfs4(java.time.Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192,
-                java.time.Duration.ofSeconds(90), 65536);
+                java.time.Duration.ofSeconds(90), 65536, "");
     }
 
     /**

@@ -39,7 +39,7 @@ public final class OpCreate extends Nfs4Op {
             default -> throw new Nfs4Exception(NFS4ERR_BADTYPE, "CREATE of type " + type);
         }
         String name = Names4.read(in);
-        Fattr4.Settable s = Fattr4.readSettable(in);
+        Fattr4.Settable s = Fattr4.readSettable(in, c.server().idmap());
         Target dir = Dirs.currentDirectory(c);
         Caller caller = c.writer(dir);
         long before = ChangeInfo.of(dir);

@@ -73,7 +73,7 @@ public final class OpOpen extends Nfs4Op {
         int openType = in.readInt();
         Create create = switch (openType) {
             case OPEN4_NOCREATE -> null;
-            case OPEN4_CREATE -> readCreate(in);
+            case OPEN4_CREATE -> readCreate(in, c.server().idmap());
             default -> throw new Nfs4Exception(NFS4ERR_INVAL, "opentype " + openType);
         };
         int claim = in.readInt();
@@ -226,15 +226,15 @@ public final class OpOpen extends Nfs4Op {
     }
 
     /** createhow4: UNCHECKED4 and GUARDED4 with attributes, EXCLUSIVE4 with a verifier, EXCLUSIVE4_1 with both. */
-    private static Create readCreate(XdrDecoder in) throws XdrException, Nfs4Exception {
+    private static Create readCreate(XdrDecoder in, io.rdmagate.nfs.v4.IdMap ids) throws XdrException, Nfs4Exception {
         int how = in.readInt();
         return switch (how) {
-            case 0 -> new Create(CreateMode.UNCHECKED, Fattr4.readSettable(in), 0);
-            case 1 -> new Create(CreateMode.GUARDED, Fattr4.readSettable(in), 0);
+            case 0 -> new Create(CreateMode.UNCHECKED, Fattr4.readSettable(in, ids), 0);
+            case 1 -> new Create(CreateMode.GUARDED, Fattr4.readSettable(in, ids), 0);
             case 2 -> new Create(CreateMode.EXCLUSIVE, new Fattr4.Settable(SetAttributes.NONE, new int[0]), in.readHyper());
             case 3 -> {
                 long verifier = in.readHyper();
-                yield new Create(CreateMode.EXCLUSIVE, Fattr4.readSettable(in), verifier);
+                yield new Create(CreateMode.EXCLUSIVE, Fattr4.readSettable(in, ids), verifier);
             }
             default -> throw new Nfs4Exception(NFS4ERR_INVAL, "createmode4 " + how);
         };

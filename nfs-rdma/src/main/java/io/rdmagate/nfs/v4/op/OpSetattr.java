@@ -28,7 +28,7 @@ public final class OpSetattr extends Nfs4Op {
     @Override
     public void run(Compound c) throws Nfs4Exception, XdrException, VfsException {
         Stateid stateid = c.resolveStateid(Stateid.read(c.in()));
-        Fattr4.Settable s = Fattr4.readSettable(c.in());
+        Fattr4.Settable s = Fattr4.readSettable(c.in(), c.server().idmap());
         Target t = c.currentFile(NFS4ERR_ROFS); // the pseudo-filesystem is read-only
         Caller caller = c.writer(t);
         if (s.attributes().size() != null && stateid.isSpecial()) {
