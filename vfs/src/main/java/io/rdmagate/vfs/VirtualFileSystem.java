@@ -118,6 +118,34 @@ public interface VirtualFileSystem extends AutoCloseable {
     WriteResult write(Caller caller, FileHandle file, long offset, MemorySegment[] parts, Stability stability)
             throws VfsException;
 
+    /**
+     * Where the first data ({@code data} true) or the first hole at or after {@code offset} begins,
+     * as {@code lseek SEEK_DATA/SEEK_HOLE}: -1 when {@code offset} is at or past the end of the file,
+     * or when no data follows it. The end of the file counts as a hole.
+     */
+    long seek(Caller caller, FileHandle file, long offset, boolean data) throws VfsException;
+
+    /** Reserves storage for bytes {@code offset .. offset+length-1}, growing the file if they reach past its end ({@code fallocate} mode 0). */
+    void allocate(Caller caller, FileHandle file, long offset, long length) throws VfsException;
+
+    /** Frees the storage of bytes {@code offset .. offset+length-1}; they then read as zeroes and the size stays ({@code fallocate} punch hole). */
+    void deallocate(Caller caller, FileHandle file, long offset, long length) throws VfsException;
+
+    /**
+     * Copies {@code length} bytes (0: up to the end of {@code from}) from {@code from} at {@code fromOffset}
+     * to {@code to} at {@code toOffset} inside the backend ({@code copy_file_range}): no byte passes
+     * through the gateway's memory. Returns the bytes copied; fewer than asked when {@code from} ends first.
+     */
+    long copy(Caller caller, FileHandle from, long fromOffset, FileHandle to, long toOffset, long length)
+            throws VfsException;
+
+    /**
+     * Makes bytes of {@code to} share the storage of bytes of {@code from} ({@code FICLONERANGE}; length
+     * 0: to the end of {@code from}); {@link VfsError#NOT_SUPPORTED} where the backing filesystem cannot.
+     */
+    void clone(Caller caller, FileHandle from, long fromOffset, FileHandle to, long toOffset, long length)
+            throws VfsException;
+
     /** Flushes a file's data and metadata to stable storage (COMMIT, SMB FLUSH). */
     void commit(FileHandle file) throws VfsException;
 

@@ -1843,4 +1843,82 @@ public abstract class AbstractVfsConformanceTest {
             }
         }
     }
+
+    // ---- sparse files, server-side copy and clone (NFSv4.2 SEEK, ALLOCATE, DEALLOCATE, COPY, CLONE; SMB FSCTLs)
+
+    private static final int SEG = 64 * KiB;
+
+    /** 1 MiB: data in [0, 64K) and [512K, 576K), holes elsewhere. */
+    private Node sparseFile(String name) throws VfsException {
+        Node f = mkfile(name);
+        byte[] a = new byte[SEG];
+        Arrays.fill(a, (byte) 'a');
+        byte[] b = new byte[SEG];
+        Arrays.fill(b, (byte) 'b');
+        write(f.handle(), 0, a);
+        write(f.handle(), 8L * SEG, b);
+        fs.setattr(ROOT, f.handle(), SetAttributes.create().size(16L * SEG));
+        return f;
+    }
+
+    @Test
+    void seekFindsDataAndHolesAsLseekDoes() throws Exception {
+        FileHandle f = sparseFile("sparse").handle();
+        assertEquals(0, fs.seek(ROOT, f, 0, true));
+        assertEquals(SEG, fs.seek(ROOT, f, 0, false));
+        assertEquals(8L * SEG, fs.seek(ROOT, f, SEG, true), "the next data after the first hole");
+        assertEquals(9L * SEG, fs.seek(ROOT, f, 8L * SEG, false));
+        assertEquals(-1, fs.seek(ROOT, f, 9L * SEG, true), "no data after the last extent");
+        assertEquals(9L * SEG, fs.seek(ROOT, f, 9L * SEG, false), "in a hole, the hole is here");
+        assertEquals(-1, fs.seek(ROOT, f, 16L * SEG, false), "past the end is ENXIO for holes too");
+        assertEquals(16L * SEG, attrs(f).size());
+    }
+
+    @Test
+    void deallocatePunchesAHoleAndKeepsTheSize() throws Exception {
+        FileHandle f = sparseFile("punch").handle();
+        fs.deallocate(ROOT, f, 0, SEG);
+        assertArrayEquals(new byte[SEG], read(f, 0, SEG), "a punched range reads as zeroes");
+        assertEquals(8L * SEG, fs.seek(ROOT, f, 0, true), "and is a hole");
+        assertEquals(16L * SEG, attrs(f).size());
+        assertThrows(VfsException.class, () -> fs.deallocate(EVE, f, 0, SEG), "EVE may not write the file");
+    }
+
+    @Test
+    void allocateReservesAndGrowsTheFile() throws Exception {
+        FileHandle f = mkfile("prealloc").handle();
+        fs.allocate(ROOT, f, 0, 4L * SEG);
+        assertEquals(4L * SEG, attrs(f).size());
+        assertArrayEquals(new byte[SEG], read(f, 3L * SEG, SEG));
+        VfsException e = assertThrows(VfsException.class, () -> fs.allocate(ROOT, f, 0, 0));
+        assertEquals(VfsError.INVALID, e.error());
+    }
+
+    @Test
+    void copyCopiesInsideTheBackendUpToTheEndOfTheSource() throws Exception {
+        FileHandle src = sparseFile("src").handle();
+        FileHandle dst = mkfile("dst", "xxxxxxxxxx".getBytes(StandardCharsets.UTF_8)).handle();
+        assertEquals(16L * SEG, fs.copy(ROOT, src, 0, dst, 0, 0), "length 0 copies to the end of the source");
+        assertEquals(16L * SEG, attrs(dst).size());
+        assertArrayEquals(read(src, 0, 16 * SEG), read(dst, 0, 16 * SEG));
+        assertEquals(SEG, fs.copy(ROOT, src, 15L * SEG, dst, 20L * SEG, 4L * SEG), "a copy stops at the source's end");
+        assertEquals(21L * SEG, attrs(dst).size());
+        FileHandle theirs = mkfile(ROOT, root(), "theirs", 0644).handle();
+        VfsException e = assertThrows(VfsException.class, () -> fs.copy(EVE, src, 0, theirs, 0, SEG));
+        assertEquals(VfsError.ACCESS, e.error());
+    }
+
+    @Test
+    void cloneSharesTheBytesOrSaysTheBackendCannot() throws Exception {
+        FileHandle src = sparseFile("clsrc").handle();
+        FileHandle dst = mkfile("cldst").handle();
+        try {
+            fs.clone(ROOT, src, 0, dst, 0, 0);
+        } catch (VfsException e) {
+            assertEquals(VfsError.NOT_SUPPORTED, e.error(), e.getMessage());
+            assertEquals(0, attrs(dst).size(), "a refused clone changes nothing");
+            return;
+        }
+        assertArrayEquals(read(src, 0, 16 * SEG), read(dst, 0, 16 * SEG));
+    }
 }

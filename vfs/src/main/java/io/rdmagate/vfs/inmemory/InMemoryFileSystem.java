@@ -477,6 +477,93 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     }
 
     @Override
+    public long seek(Caller caller, FileHandle file, long offset, boolean data) throws VfsException {
+        if (offset < 0) {
+            throw new VfsException(VfsError.INVALID, "seek from " + offset);
+        }
+        synchronized (store) {
+            Inode f = regular(file);
+            Permissions.require(caller, attrs(f), Permissions.R, "seek");
+            return data ? f.data.seekData(offset) : f.data.seekHole(offset);
+        }
+    }
+
+    @Override
+    public void allocate(Caller caller, FileHandle file, long offset, long length) throws VfsException {
+        changeData(caller, file, offset, length, "allocate", f -> f.data.allocate(offset, length));
+    }
+
+    @Override
+    public void deallocate(Caller caller, FileHandle file, long offset, long length) throws VfsException {
+        changeData(caller, file, offset, length, "deallocate", f -> f.data.punch(offset, length));
+    }
+
+    private void changeData(Caller caller, FileHandle file, long offset, long length, String what,
+            java.util.function.Consumer<Inode> change) throws VfsException {
+        writable();
+        if (offset < 0 || length <= 0 || offset + length < 0) {
+            throw new VfsException(VfsError.INVALID, what + " of " + length + " bytes at " + offset);
+        }
+        synchronized (store) {
+            Inode f = regular(file);
+            if (caller.uid() != f.uid) {
+                Permissions.require(caller, attrs(f), Permissions.W, what);
+            }
+            change.accept(f);
+            f.touchModify(now());
+            f.dos |= DosAttributes.ARCHIVE;
+            modified(f);
+        }
+    }
+
+    @Override
+    public long copy(Caller caller, FileHandle from, long fromOffset, FileHandle to, long toOffset, long length)
+            throws VfsException {
+        writable();
+        if (fromOffset < 0 || toOffset < 0 || length < 0 || toOffset + length < 0) {
+            throw new VfsException(VfsError.INVALID, "copy of " + length + " bytes from " + fromOffset + " to " + toOffset);
+        }
+        synchronized (store) {
+            Inode src = regular(from);
+            Permissions.require(caller, attrs(src), Permissions.R, "copy");
+            Inode dst = regular(to);
+            if (caller.uid() != dst.uid) {
+                Permissions.require(caller, attrs(dst), Permissions.W, "copy");
+            }
+            long want = Math.min(length == 0 ? Long.MAX_VALUE : length, Math.max(0, src.data.size() - fromOffset));
+            MemorySegment buffer = MemorySegment.ofArray(new byte[SparseData.PAGE]);
+            long done = 0;
+            while (done < want) {
+                long pos = fromOffset + done;
+                int chunk = (int) Math.min(SparseData.PAGE, want - done);
+                long data = src.data.seekData(pos);
+                if (data < 0 || data >= pos + chunk) { // a hole stays a hole, as copy_file_range keeps it
+                    dst.data.punch(toOffset + done, chunk);
+                    done += chunk;
+                    continue;
+                }
+                int n = src.data.read(pos, buffer.asSlice(0, chunk));
+                dst.data.write(toOffset + done, buffer.asSlice(0, n));
+                done += n;
+            }
+            if (toOffset + done > dst.data.size()) {
+                dst.data.truncate(toOffset + done);
+            }
+            dst.touchModify(now());
+            dst.dos |= DosAttributes.ARCHIVE;
+            modified(dst);
+            return done;
+        }
+    }
+
+    /** In memory a clone is a copy: the bytes read the same, only the sharing of storage is missing. */
+    @Override
+    public void clone(Caller caller, FileHandle from, long fromOffset, FileHandle to, long toOffset, long length)
+            throws VfsException {
+        copy(caller, from, fromOffset, to, toOffset, length);
+    }
+
+    @Override
     public void commit(FileHandle file) throws VfsException {
         synchronized (store) {
             inode(file);

@@ -71,4 +71,56 @@ final class SparseData {
         }
         size = newSize;
     }
+
+    /** The first offset at or after {@code offset} in a page that holds data; -1 when none before the end. */
+    long seekData(long offset) {
+        if (offset >= size) {
+            return -1;
+        }
+        Long idx = pages.ceilingKey(offset / PAGE);
+        if (idx == null || idx * PAGE >= size) {
+            return -1;
+        }
+        return Math.max(offset, idx * PAGE);
+    }
+
+    /** The first offset at or after {@code offset} that is in no page, or the size; -1 at or past the end. */
+    long seekHole(long offset) {
+        if (offset >= size) {
+            return -1;
+        }
+        long idx = offset / PAGE;
+        while (pages.containsKey(idx)) {
+            idx++;
+        }
+        return Math.min(size, Math.max(offset, idx * PAGE));
+    }
+
+    /** Gives every page of the range memory; the size grows to cover it. */
+    void allocate(long offset, long length) {
+        for (long idx = offset / PAGE; idx <= (offset + length - 1) / PAGE; idx++) {
+            pages.computeIfAbsent(idx, k -> Arena.ofAuto().allocate(PAGE, 8));
+        }
+        size = Math.max(size, offset + length);
+    }
+
+    /** Zeroes the range within the size: whole pages are dropped, partial ones cleared. */
+    void punch(long offset, long length) {
+        long end = Math.min(size, offset + length);
+        long pos = offset;
+        while (pos < end) {
+            long idx = pos / PAGE;
+            int in = (int) (pos % PAGE);
+            int chunk = (int) Math.min(PAGE - in, end - pos);
+            if (chunk == PAGE) {
+                pages.remove(idx);
+            } else {
+                MemorySegment page = pages.get(idx);
+                if (page != null) {
+                    page.asSlice(in, chunk).fill((byte) 0);
+                }
+            }
+            pos += chunk;
+        }
+    }
 }

@@ -52,6 +52,7 @@ final class Libc {
     static final int ENOENT = 2;
     static final int EINTR = 4;
     static final int EIO = 5;
+    static final int ENXIO = 6;
     static final int EBADF = 9;
     static final int EAGAIN = 11;
     static final int ENOMEM = 12;
@@ -63,6 +64,7 @@ final class Libc {
     static final int EINVAL = 22;
     static final int ENFILE = 23;
     static final int EMFILE = 24;
+    static final int ENOTTY = 25;
     static final int EFBIG = 27;
     static final int ENOSPC = 28;
     static final int EROFS = 30;
@@ -132,6 +134,11 @@ final class Libc {
     private static final MethodHandle MMAP = fn("mmap", FunctionDescriptor.of(A, A, L, I, I, I, L), -1);
     private static final MethodHandle MUNMAP = fn("munmap", FunctionDescriptor.of(I, A, L), -1);
     private static final MethodHandle GETEUID = fn("geteuid", FunctionDescriptor.of(I), -1);
+    private static final MethodHandle LSEEK = fn("lseek", FunctionDescriptor.of(L, I, L, I), -1);
+    private static final MethodHandle FALLOCATE = fn("fallocate", FunctionDescriptor.of(I, I, I, L, L), -1);
+    private static final MethodHandle COPY_FILE_RANGE = fn("copy_file_range",
+            FunctionDescriptor.of(L, I, A, I, A, L, I), -1);
+    private static final MethodHandle IOCTL_PTR = fn("ioctl", FunctionDescriptor.of(I, I, L, A), 2);
 
     private Libc() {
     }
@@ -656,6 +663,97 @@ final class Libc {
 
     static MemorySegment cstr(Arena a, String s) {
         return a.allocateFrom(s, StandardCharsets.UTF_8);
+    }
+
+    /** lseek whence values of sparse files (lseek(2)). */
+    static final int SEEK_DATA = 3;
+    static final int SEEK_HOLE = 4;
+
+    /** lseek SEEK_DATA or SEEK_HOLE from {@code offset}; -1 where Linux says ENXIO (past the end, or no data after). */
+    static long seek(Arena a, int fd, long offset, int whence) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            long r = (long) LSEEK.invokeExact(st, fd, offset, whence);
+            if (r < 0 && errno(st) == ENXIO) {
+                return -1;
+            }
+            return check(r, st, "lseek");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** fallocate(2) modes. */
+    static final int FALLOC_FL_KEEP_SIZE = 1;
+    static final int FALLOC_FL_PUNCH_HOLE = 2;
+
+    static void fallocate(Arena a, int fd, int mode, long offset, long length) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        try {
+            while (true) {
+                int r = (int) FALLOCATE.invokeExact(st, fd, mode, offset, length);
+                if (r < 0 && errno(st) == EINTR) {
+                    continue;
+                }
+                check(r, st, "fallocate");
+                return;
+            }
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /**
+     * copy_file_range(2) of up to {@code length} bytes between explicit offsets (the descriptors'
+     * positions are not used); returns the bytes copied, 0 at the end of {@code in}.
+     */
+    static long copyFileRange(Arena a, int in, long inOffset, int out, long outOffset, long length) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        MemorySegment offs = a.allocate(ValueLayout.JAVA_LONG, 2);
+        offs.setAtIndex(ValueLayout.JAVA_LONG, 0, inOffset);
+        offs.setAtIndex(ValueLayout.JAVA_LONG, 1, outOffset);
+        try {
+            while (true) {
+                long r = (long) COPY_FILE_RANGE.invokeExact(st, in, offs.asSlice(0, 8), out, offs.asSlice(8, 8),
+                        length, 0);
+                if (r < 0 && errno(st) == EINTR) {
+                    continue;
+                }
+                return check(r, st, "copy_file_range");
+            }
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** FICLONERANGE, _IOW(0x94, 13, struct file_clone_range) (include/uapi/linux/fs.h). */
+    static final long FICLONERANGE = 0x4020940dL;
+
+    /**
+     * ioctl FICLONERANGE on {@code out}: its bytes from {@code outOffset} share the storage of
+     * {@code in}'s from {@code inOffset}; {@code length} 0 is to the end of {@code in}. struct
+     * file_clone_range: s64 src_fd, u64 src_offset, u64 src_length, u64 dest_offset.
+     */
+    static void cloneRange(Arena a, int in, long inOffset, int out, long outOffset, long length) throws Errno {
+        MemorySegment st = a.allocate(CAPTURE);
+        MemorySegment range = a.allocate(ValueLayout.JAVA_LONG, 4);
+        range.setAtIndex(ValueLayout.JAVA_LONG, 0, in);
+        range.setAtIndex(ValueLayout.JAVA_LONG, 1, inOffset);
+        range.setAtIndex(ValueLayout.JAVA_LONG, 2, length);
+        range.setAtIndex(ValueLayout.JAVA_LONG, 3, outOffset);
+        try {
+            check((int) IOCTL_PTR.invokeExact(st, out, FICLONERANGE, range), st, "ioctl FICLONERANGE");
+        } catch (Errno e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
     }
 
     private static int errno(MemorySegment st) {

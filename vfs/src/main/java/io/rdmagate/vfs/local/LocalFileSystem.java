@@ -772,6 +772,133 @@ public final class LocalFileSystem implements VirtualFileSystem {
     }
 
     @Override
+    public long seek(Caller caller, FileHandle file, long offset, boolean data) throws VfsException {
+        if (offset < 0) {
+            throw new VfsException(VfsError.INVALID, "seek from " + offset);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            DataFd d = dataFd(a, file, false);
+            try {
+                Permissions.require(caller, attrs(liveStat(a, d, file), null), Permissions.R, "seek");
+                return Libc.seek(a, d.fd, offset, data ? Libc.SEEK_DATA : Libc.SEEK_HOLE);
+            } finally {
+                d.release();
+            }
+        } catch (Libc.Errno e) {
+            throw e.toVfs("seek");
+        }
+    }
+
+    @Override
+    public void allocate(Caller caller, FileHandle file, long offset, long length) throws VfsException {
+        fallocate(caller, file, offset, length, 0, "allocate");
+    }
+
+    @Override
+    public void deallocate(Caller caller, FileHandle file, long offset, long length) throws VfsException {
+        fallocate(caller, file, offset, length, Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, "deallocate");
+    }
+
+    private void fallocate(Caller caller, FileHandle file, long offset, long length, int mode, String what)
+            throws VfsException {
+        writable();
+        if (offset < 0 || length <= 0 || offset + length < 0) {
+            throw new VfsException(VfsError.INVALID, what + " of " + length + " bytes at " + offset);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            DataFd d = dataFd(a, file, true);
+            try {
+                requireWrite(caller, liveStat(a, d, file), what);
+                Libc.fallocate(a, d.fd, mode, offset, length);
+                touched(liveStat(a, d, file));
+            } finally {
+                d.release();
+            }
+        } catch (Libc.Errno e) {
+            throw e.toVfs(what);
+        }
+    }
+
+    @Override
+    public long copy(Caller caller, FileHandle from, long fromOffset, FileHandle to, long toOffset, long length)
+            throws VfsException {
+        writable();
+        if (fromOffset < 0 || toOffset < 0 || length < 0 || toOffset + length < 0) {
+            throw new VfsException(VfsError.INVALID, "copy of " + length + " bytes from " + fromOffset + " to " + toOffset);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            DataFd in = dataFd(a, from, false);
+            try {
+                Stat src = liveStat(a, in, from);
+                Permissions.require(caller, attrs(src, null), Permissions.R, "copy");
+                DataFd out = dataFd(a, to, true);
+                try {
+                    requireWrite(caller, liveStat(a, out, to), "copy");
+                    long want = length == 0 ? Math.max(0, src.size() - fromOffset) : length;
+                    long done = 0;
+                    while (done < want) {
+                        long n = Libc.copyFileRange(a, in.fd, fromOffset + done, out.fd, toOffset + done, want - done);
+                        if (n == 0) {
+                            break;
+                        }
+                        done += n;
+                    }
+                    touched(liveStat(a, out, to));
+                    return done;
+                } finally {
+                    out.release();
+                }
+            } finally {
+                in.release();
+            }
+        } catch (Libc.Errno e) {
+            throw e.toVfs("copy");
+        }
+    }
+
+    @Override
+    public void clone(Caller caller, FileHandle from, long fromOffset, FileHandle to, long toOffset, long length)
+            throws VfsException {
+        writable();
+        if (fromOffset < 0 || toOffset < 0 || length < 0 || toOffset + length < 0) {
+            throw new VfsException(VfsError.INVALID, "clone of " + length + " bytes from " + fromOffset + " to " + toOffset);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            DataFd in = dataFd(a, from, false);
+            try {
+                Permissions.require(caller, attrs(liveStat(a, in, from), null), Permissions.R, "clone");
+                DataFd out = dataFd(a, to, true);
+                try {
+                    requireWrite(caller, liveStat(a, out, to), "clone");
+                    Libc.cloneRange(a, in.fd, fromOffset, out.fd, toOffset, length);
+                    touched(liveStat(a, out, to));
+                } finally {
+                    out.release();
+                }
+            } finally {
+                in.release();
+            }
+        } catch (Libc.Errno e) {
+            if (e.errno == Libc.EOPNOTSUPP || e.errno == Libc.EXDEV || e.errno == Libc.ENOTTY) {
+                throw new VfsException(VfsError.NOT_SUPPORTED, "the backing filesystem cannot clone (errno " + e.errno + ")", e);
+            }
+            throw e.toVfs("clone");
+        }
+    }
+
+    /** As write: the owner writes whatever the mode says (NFS clients check it on open), others need w. */
+    private void requireWrite(Caller caller, Stat st, String what) throws VfsException {
+        if (caller.uid() != st.uid()) {
+            Permissions.require(caller, attrs(st, null), Permissions.W, what);
+        }
+    }
+
+    /** A file whose data changed: Windows' archive bit is set, as by a write. */
+    private void touched(Stat st) {
+        store.update(st.ino(), cur -> cur.withDos(cur.dos() | DosAttributes.ARCHIVE));
+    }
+
+    @Override
     public void commit(FileHandle file) throws VfsException {
         try (Arena a = Arena.ofConfined()) {
             Fd f = open(a, file);
