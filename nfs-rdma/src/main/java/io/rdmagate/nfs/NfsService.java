@@ -69,7 +69,8 @@ public final class NfsService implements ProtocolService {
             var v4 = nfsConfig.v4();
             builder.nfs4(new io.rdmagate.nfs.v4.Nfs4Server.Options(v4.leaseTime(), v4.maxClients(), v4.maxSessions(),
                     v4.maxSlots(), v4.maxOperations(), v4.maxCachedReply(), v4.graceTime(), v4.maxDelegations(),
-                    v4.idmapDomain()),
+                    v4.idmapDomain(), nfsConfig.serves42() ? io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION_2
+                            : io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION, v4.maxCopy()),
                     context.config().stateDir().resolve("nfs4").resolve("clients"));
         }
         server = builder
@@ -110,7 +111,7 @@ public final class NfsService implements ProtocolService {
      * it runs), rdmagate_nfs4_back_channels{state="up"|"down"} and
      * rdmagate_nfs4_callbacks_total{call="CB_NULL"|"CB_NOTIFY_LOCK"|"CB_RECALL"|"CB_RECALL_ANY",result="ok"|"failed"},
      * rdmagate_nfs4_delegations{type="read"|"write"} (held now) and rdmagate_nfs4_delegation_events_total{event="granted"|
-     * "recalled"|"returned"|"revoked"|"recall_any"}.
+     * "recalled"|"returned"|"revoked"|"recall_any"}, rdmagate_nfs4_server_side_copy_bytes_total{op="COPY"|"CLONE"}.
      */
     private static void bindNfs4Metrics(GatewayContext context, io.rdmagate.nfs.v4.Nfs4Server s) {
         var r = context.metrics();
@@ -142,6 +143,12 @@ public final class NfsService implements ProtocolService {
                 .builder("rdmagate.nfs4.delegation.events", delegations, f).tag("event", event)
                 .description("NFSv4.1 delegations handed out, recalled (CB_RECALL), returned (DELEGRETURN), revoked")
                 .register(r));
+        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.nfs4.server.side.copy.bytes", s,
+                x -> x.copiedBytes().sum()).tag("op", "COPY")
+                .description("bytes NFSv4.2 COPY had the backend copy: payload that never crossed the wire").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.nfs4.server.side.copy.bytes", s,
+                x -> x.clonedBytes().sum()).tag("op", "CLONE")
+                .description("bytes NFSv4.2 CLONE made share storage").register(r);
         for (String call : new String[] {"CB_NULL", "CB_NOTIFY_LOCK", "CB_RECALL", "CB_RECALL_ANY"}) {
             for (boolean ok : new boolean[] {true, false}) {
                 io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.nfs4.callbacks", call,

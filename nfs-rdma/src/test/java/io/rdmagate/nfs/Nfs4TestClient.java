@@ -98,6 +98,12 @@ final class Nfs4TestClient implements AutoCloseable {
         return compoundWithoutSession().op(OP_SEQUENCE, e -> sequenceArgs(e, sessionId, seq, 0));
     }
 
+    /** As {@link #compound()}, of minor version 2 (NFSv4.2). */
+    Compound compound42() {
+        int seq = ++slotSeq;
+        return new Compound(2).op(OP_SEQUENCE, e -> sequenceArgs(e, sessionId, seq, 0));
+    }
+
     static void sequenceArgs(XdrEncoder e, byte[] session, int seq, int slot) {
         e.writeFixedOpaque(session);
         e.writeInt(seq);

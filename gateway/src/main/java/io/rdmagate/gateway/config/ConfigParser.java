@@ -267,25 +267,30 @@ public final class ConfigParser {
         }
 
         /**
-         * transports.nfs.versions: "3" and "4.1", both by default (a client's plain mount negotiates
-         * NFSv4.1); NFSv3 cannot be left out (MOUNT and NLM serve it).
+         * transports.nfs.versions: "3", "4.1" and "4.2", all by default (a client's plain mount
+         * negotiates NFSv4.2); NFSv3 cannot be left out (MOUNT and NLM serve it), and NFSv4.2 builds on
+         * NFSv4.1's sessions and state, so it comes with 4.1.
          */
         private static java.util.Set<String> nfsVersions(YamlMap nfs) throws ConfigException {
             int line = nfs.lineOf("versions");
             java.util.Set<String> out = new java.util.LinkedHashSet<>();
             List<Node> nodes = nfs.list("versions");
             if (nodes.isEmpty()) {
-                return java.util.Set.of("3", "4.1");
+                return java.util.Set.of("3", "4.1", "4.2");
             }
             for (Node n : nodes) {
                 String v = nfs.scalar(n, "versions");
-                if (!v.equals("3") && !v.equals("4.1")) {
-                    throw nfs.error(line, "transports.nfs.versions may hold 3 and 4.1, found '" + v + "'");
+                if (!v.equals("3") && !v.equals("4.1") && !v.equals("4.2")) {
+                    throw nfs.error(line, "transports.nfs.versions may hold 3, 4.1 and 4.2, found '" + v + "'");
                 }
                 out.add(v);
             }
             if (!out.contains("3")) {
                 throw nfs.error(line, "transports.nfs.versions must hold 3 (MOUNT and NLM serve NFSv3 clients)");
+            }
+            if (out.contains("4.2") && !out.contains("4.1")) {
+                throw nfs.error(line, "transports.nfs.versions: 4.2 needs 4.1 (NFSv4.2 is NFSv4.1's sessions and state"
+                        + " with more operations)");
             }
             return java.util.Set.copyOf(out);
         }
@@ -305,9 +310,11 @@ public final class ConfigParser {
                 throw m.error(m.lineOf("idmapDomain"), "transports.nfs.v4.idmapDomain must be a DNS domain, found '"
                         + domain + "'");
             }
+            long copy = m.size("maxCopy", d.maxCopy(), 4096, 1L << 40);
             m.finish("leaseTime", "maxClients", "maxSessions", "maxSlots", "maxOperations", "maxCachedReply", "graceTime",
-                    "maxDelegations", "idmapDomain");
-            return new TransportsConfig.Nfs4(lease, clients, sessions, slots, ops, cached, grace, delegations, domain);
+                    "maxDelegations", "idmapDomain", "maxCopy");
+            return new TransportsConfig.Nfs4(lease, clients, sessions, slots, ops, cached, grace, delegations, domain,
+                    copy);
         }
 
         private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)

@@ -175,23 +175,29 @@ class ConfigParserTest {
     }
 
     @Test
-    void nfsVersionsDefaultToNfs3AndNfs41AndNfs3AloneCanBeAskedFor() throws Exception {
+    void nfsVersionsDefaultToNfs3AndNfs41AndNfs42AndNfs3AloneCanBeAskedFor() throws Exception {
         var dflt = ConfigParser.parse("min.yaml", MINIMAL).transports().nfs();
-        assertEquals(java.util.Set.of("3", "4.1"), dflt.versions());
-        assertTrue(dflt.serves41(), "a plain mount negotiates NFSv4.1");
+        assertEquals(java.util.Set.of("3", "4.1", "4.2"), dflt.versions());
+        assertTrue(dflt.serves41() && dflt.serves42(), "a plain mount negotiates NFSv4.2");
+        assertEquals(64L << 20, dflt.v4().maxCopy());
         var plain = ConfigParser.parse("v3.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3]\n").transports().nfs();
         assertFalse(plain.serves41());
         var both = ConfigParser.parse("v4.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.1]\n"
                 + "    v4: {leaseTime: 30s, maxSlots: 16, maxDelegations: 0, idmapDomain: example.org}\n")
                 .transports().nfs();
         assertTrue(both.serves41());
+        assertFalse(both.serves42(), "4.1 without 4.2 when the list says so");
         assertEquals(java.time.Duration.ofSeconds(30), both.v4().leaseTime());
         assertEquals(16, both.v4().maxSlots());
         assertEquals(0, both.v4().maxDelegations(), "delegations can be turned off");
         assertEquals("example.org", both.v4().idmapDomain());
         assertEquals("", dflt.v4().idmapDomain(), "owners are numbers unless a domain is given");
         assertEquals(64, both.v4().maxOperations(), "a limit left out keeps its default");
-        assertError(MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.0]\n", 8, "may hold 3 and 4.1, found '4.0'");
+        assertError(MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.0]\n", 8, "may hold 3, 4.1 and 4.2, found '4.0'");
+        assertError(MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.2]\n", 8, "4.2 needs 4.1");
+        assertError(MINIMAL + "transports:\n  nfs:\n    v4: {maxCopy: 1}\n", 8, "maxCopy");
+        assertEquals(1L << 30, ConfigParser.parse("copy.yaml", MINIMAL + "transports:\n  nfs:\n    v4: {maxCopy: 1GiB}\n")
+                .transports().nfs().v4().maxCopy());
         assertError(MINIMAL + "transports:\n  nfs:\n    versions: [4.1]\n", 8, "must hold 3");
         assertError(MINIMAL + "transports:\n  nfs:\n    v4: {leaseTime: 1s}\n", 8, "leaseTime");
         assertError(MINIMAL + "transports:\n  nfs:\n    v4: {idmapDomain: \"a@b\"}\n", 8, "must be a DNS domain");

@@ -51,6 +51,7 @@ public final class Compound {
     private int index;
     private int sequenceStart = -1;
     private int sequenceEnd = -1;
+    private int minor;
 
     private Compound(Nfs4Server server, RpcCall call, ConnectionAccounts accounts,
             io.rdmagate.vfs.memory.PayloadCopies copies) {
@@ -76,9 +77,10 @@ public final class Compound {
         out.writeOpaque(tag);
         int countAt = out.position();
         out.writeInt(0);
-        if (minor != MINOR_VERSION) {
+        if (minor < MINOR_VERSION || minor > server.options().maxMinorVersion()) {
             return finish(bodyStart, NFS4ERR_MINOR_VERS_MISMATCH, 0, countAt);
         }
+        this.minor = minor;
         if (count > server.options().maxOperations()) {
             return finish(bodyStart, NFS4ERR_TOO_MANY_OPS, 0, countAt);
         }
@@ -96,7 +98,7 @@ public final class Compound {
                     done++;
                     break;
                 }
-                Nfs4Op op = server.operations().get(number);
+                Nfs4Op op = server.operations().get(number, minor);
                 out.writeInt(op.number());
                 int statusAt = out.position();
                 out.writeInt(NFS4_OK);
@@ -188,7 +190,7 @@ public final class Compound {
         out.writeFixedOpaque(replay.sequenceResult());
         if (more) {
             int next = in.hasRemaining() ? in.readInt() : OP_ILLEGAL;
-            out.writeInt(server.operations().get(next).number());
+            out.writeInt(server.operations().get(next, minor).number());
             out.writeInt(NFS4ERR_RETRY_UNCACHED_REP);
         }
         return out.finish();
@@ -210,6 +212,11 @@ public final class Compound {
 
     public XdrEncoder out() {
         return out;
+    }
+
+    /** The COMPOUND's minor version: 1, or 2 for NFSv4.2's operations and attributes. */
+    public int minor() {
+        return minor;
     }
 
     /** Operations in this COMPOUND. */
@@ -251,17 +258,17 @@ public final class Compound {
 
     /** The attributes source of {@code fh}. */
     public Fattr4.Source attributes(Fh4 fh) throws io.rdmagate.vfs.VfsException {
-        return Nfs4Attrs.of(fh, server);
+        return Nfs4Attrs.of(fh, server, minor);
     }
 
     /** The attributes source of a file whose attributes are at hand. */
     public Fattr4.Source attributes(Target t, io.rdmagate.vfs.FileAttributes a) {
-        return Nfs4Attrs.of(t, a, server);
+        return Nfs4Attrs.of(t, a, server, minor);
     }
 
     /** The attributes source of a pseudo directory. */
     public Fattr4.Source attributes(Fh4.Pseudo p) {
-        return Nfs4Attrs.pseudo(p, server);
+        return Nfs4Attrs.pseudo(p, server, minor);
     }
 
     public Fh4 saved() throws Nfs4Exception {

@@ -66,6 +66,15 @@ public final class Fattr4 {
     public static final int TIME_MODIFY_SET = 54;
     public static final int MOUNTED_ON_FILEID = 55;
     public static final int SUPPATTR_EXCLCREAT = 75;
+    // NFSv4.2 (RFC 7862 §12.2, RFC 8276 §8.2)
+    public static final int CLONE_BLKSIZE = 77;
+    public static final int CHANGE_ATTR_TYPE = 79;
+    public static final int XATTR_SUPPORT = 82;
+    /**
+     * change_attr_type4 (RFC 7862 §12.2.3): undefined, as the change attribute is derived from ctime and
+     * size and a client may not order two values of it, only compare them.
+     */
+    static final int NFS4_CHANGE_TYPE_IS_UNDEFINED = 4;
 
     /** Words of a bitmap4 a client may send (attributes up to 255). */
     public static final int MAX_BITMAP_WORDS = 8;
@@ -77,6 +86,9 @@ public final class Fattr4 {
             SPACE_AVAIL, SPACE_FREE, SPACE_TOTAL, SPACE_USED, TIME_ACCESS, TIME_CREATE, TIME_DELTA, TIME_METADATA,
             TIME_MODIFY, TIME_MODIFY_SET, TIME_ACCESS_SET, MOUNTED_ON_FILEID, SUPPATTR_EXCLCREAT);
 
+    /** NFSv4.2 adds clone_blksize, change_attr_type and xattr_support. */
+    static final int[] SUPPORTED_42 = or(SUPPORTED, bitmap(CLONE_BLKSIZE, CHANGE_ATTR_TYPE, XATTR_SUPPORT));
+
     /** What SETATTR, CREATE and OPEN may set (§5.6 "writable" attributes this server stores). */
     static final int[] SETTABLE = bitmap(SIZE, MODE, OWNER, OWNER_GROUP, TIME_ACCESS_SET, TIME_MODIFY_SET);
 
@@ -86,9 +98,22 @@ public final class Fattr4 {
         FsStat get() throws VfsException;
     }
 
-    /** Where the values of one object's attributes come from. */
+    /** Where the values of one object's attributes come from, for a COMPOUND of minor version {@code minor}. */
     public record Source(FileAttributes attributes, byte[] filehandle, long fsidMajor, long fsidMinor,
-            long mountedOnFileId, boolean caseInsensitive, StatFs statFs) {
+            long mountedOnFileId, boolean caseInsensitive, StatFs statFs, int minor) {
+    }
+
+    private static int[] or(int[] a, int[] b) {
+        int[] r = java.util.Arrays.copyOf(a, Math.max(a.length, b.length));
+        for (int i = 0; i < b.length; i++) {
+            r[i] |= b[i];
+        }
+        return r;
+    }
+
+    /** The attributes a COMPOUND of {@code minor} may ask for. */
+    public static int[] supportedAttrs(int minor) {
+        return minor >= io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION_2 ? SUPPORTED_42 : SUPPORTED;
     }
 
     public static int[] bitmap(int... attrs) {
@@ -129,10 +154,11 @@ public final class Fattr4 {
     }
 
     /** The requested attributes this server supports and can report (the *_set attributes are write-only). */
-    public static int[] supported(int[] requested) {
-        int[] b = new int[Math.min(requested.length, SUPPORTED.length)];
+    public static int[] supported(int[] requested, int minor) {
+        int[] all = supportedAttrs(minor);
+        int[] b = new int[Math.min(requested.length, all.length)];
         for (int i = 0; i < b.length; i++) {
-            b[i] = requested[i] & SUPPORTED[i];
+            b[i] = requested[i] & all[i];
         }
         if (b.length > 1) {
             b[1] &= ~((1 << (TIME_ACCESS_SET - 32)) | (1 << (TIME_MODIFY_SET - 32)));
@@ -208,7 +234,7 @@ public final class Fattr4 {
 
     /** fattr4 of the supported attributes among {@code requested}: their bitmap and their values in order. */
     public static void write(XdrEncoder out, int[] requested, Source s, Nfs4Server server) throws VfsException {
-        int[] b = supported(requested);
+        int[] b = supported(requested, s.minor());
         writeBitmap(out, b);
         int lengthAt = out.position();
         out.writeInt(0);
@@ -219,7 +245,7 @@ public final class Fattr4 {
                 continue;
             }
             switch (attr) {
-                case SUPPORTED_ATTRS -> writeBitmap(out, SUPPORTED);
+                case SUPPORTED_ATTRS -> writeBitmap(out, supportedAttrs(s.minor()));
                 case TYPE -> out.writeInt(ftype(a.type()));
                 case FH_EXPIRE_TYPE -> out.writeInt(0); // FH4_PERSISTENT
                 case CHANGE -> out.writeHyper(a.changeId());
@@ -264,6 +290,9 @@ public final class Fattr4 {
                 case TIME_MODIFY -> time(out, a.mtimeNanos());
                 case MOUNTED_ON_FILEID -> out.writeHyper(s.mountedOnFileId());
                 case SUPPATTR_EXCLCREAT -> writeBitmap(out, SETTABLE);
+                case CLONE_BLKSIZE -> out.writeInt((fs = stat(fs, s)).blockSize()); // FICLONERANGE's alignment
+                case CHANGE_ATTR_TYPE -> out.writeInt(NFS4_CHANGE_TYPE_IS_UNDEFINED);
+                case XATTR_SUPPORT -> out.writeBool(true); // user.* extended attributes (RFC 8276)
                 case TIME_ACCESS_SET, TIME_MODIFY_SET -> throw new IllegalStateException("write-only attribute " + attr);
                 default -> throw new IllegalStateException("attribute " + attr + " marked supported but not written");
             }

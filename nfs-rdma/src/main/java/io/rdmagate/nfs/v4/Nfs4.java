@@ -1,6 +1,9 @@
 package io.rdmagate.nfs.v4;
 
-/** Numbers of NFS version 4, minor version 1 (RFC 8881 §16-18; RFC 5662, the protocol's XDR). */
+/**
+ * Numbers of NFS version 4, minor versions 1 (RFC 8881 §16-18; RFC 5662, the protocol's XDR) and 2
+ * (RFC 7862, RFC 7863; extended attributes RFC 8276).
+ */
 public final class Nfs4 {
     private Nfs4() {
     }
@@ -8,6 +11,8 @@ public final class Nfs4 {
     public static final int PROGRAM = 100003;
     public static final int VERSION = 4;
     public static final int MINOR_VERSION = 1;
+    /** NFSv4.2: minor version 1 and the operations and attributes of RFC 7862 and RFC 8276. */
+    public static final int MINOR_VERSION_2 = 2;
 
     public static final int PROC_NULL = 0;
     public static final int PROC_COMPOUND = 1;
@@ -69,6 +74,24 @@ public final class Nfs4 {
     public static final int OP_WANT_DELEGATION = 56;
     public static final int OP_DESTROY_CLIENTID = 57;
     public static final int OP_RECLAIM_COMPLETE = 58;
+    // NFSv4.2 (RFC 7862 §11.1, RFC 8276 §8.3)
+    public static final int OP_ALLOCATE = 59;
+    public static final int OP_COPY = 60;
+    public static final int OP_COPY_NOTIFY = 61;
+    public static final int OP_DEALLOCATE = 62;
+    public static final int OP_IO_ADVISE = 63;
+    public static final int OP_LAYOUTERROR = 64;
+    public static final int OP_LAYOUTSTATS = 65;
+    public static final int OP_OFFLOAD_CANCEL = 66;
+    public static final int OP_OFFLOAD_STATUS = 67;
+    public static final int OP_READ_PLUS = 68;
+    public static final int OP_SEEK = 69;
+    public static final int OP_WRITE_SAME = 70;
+    public static final int OP_CLONE = 71;
+    public static final int OP_GETXATTR = 72;
+    public static final int OP_SETXATTR = 73;
+    public static final int OP_LISTXATTRS = 74;
+    public static final int OP_REMOVEXATTR = 75;
     public static final int OP_ILLEGAL = 10044;
 
     // ---- nfsstat4
@@ -173,6 +196,20 @@ public final class Nfs4 {
     public static final int NFS4ERR_REJECT_DELEG = 10085;
     public static final int NFS4ERR_RETURNCONFLICT = 10086;
     public static final int NFS4ERR_DELEG_REVOKED = 10087;
+    // NFSv4.2 (RFC 7862 §11.2, RFC 8276 §8.1)
+    public static final int NFS4ERR_PARTNER_NOTSUPP = 10088;
+    public static final int NFS4ERR_PARTNER_NO_AUTH = 10089;
+    public static final int NFS4ERR_UNION_NOTSUPP = 10090;
+    public static final int NFS4ERR_OFFLOAD_DENIED = 10091;
+    public static final int NFS4ERR_WRONG_LFS = 10092;
+    public static final int NFS4ERR_BADLABEL = 10093;
+    public static final int NFS4ERR_OFFLOAD_NO_REQS = 10094;
+    public static final int NFS4ERR_NOXATTR = 10095;
+    public static final int NFS4ERR_XATTR2BIG = 10096;
+
+    // ---- data_content4 (RFC 7862 §11.3): SEEK's what, READ_PLUS's segments
+    public static final int NFS4_CONTENT_DATA = 0;
+    public static final int NFS4_CONTENT_HOLE = 1;
 
     // ---- nfs_ftype4
     public static final int NF4REG = 1;

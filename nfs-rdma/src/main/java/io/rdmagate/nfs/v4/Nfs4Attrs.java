@@ -19,26 +19,26 @@ final class Nfs4Attrs {
     private Nfs4Attrs() {
     }
 
-    static Fattr4.Source of(Fh4 fh, Nfs4Server server) throws VfsException {
+    static Fattr4.Source of(Fh4 fh, Nfs4Server server, int minor) throws VfsException {
         return switch (fh) {
-            case Fh4.File f -> of(f.target(), f.target().fs().getattr(f.target().handle()), server);
-            case Fh4.Pseudo p -> pseudo(p, server);
+            case Fh4.File f -> of(f.target(), f.target().fs().getattr(f.target().handle()), server, minor);
+            case Fh4.Pseudo p -> pseudo(p, server, minor);
         };
     }
 
-    static Fattr4.Source of(Target t, FileAttributes a, Nfs4Server server) {
+    static Fattr4.Source of(Target t, FileAttributes a, Nfs4Server server, int minor) {
         NfsExport e = t.export();
         boolean root = t.handle().equals(e.fs().root());
         long mountedOn = root && server.pseudo().parentOf(e) != null ? PseudoFs.idOf(e.nfsPath()) : a.fileId();
         return new Fattr4.Source(a, new Fh4.File(t).wire(), Integer.toUnsignedLong(a.volumeId()), 0, mountedOn,
-                e.config().caseInsensitive(), () -> t.fs().statfs(t.handle()));
+                e.config().caseInsensitive(), () -> t.fs().statfs(t.handle()), minor);
     }
 
-    static Fattr4.Source pseudo(Fh4.Pseudo p, Nfs4Server server) {
+    static Fattr4.Source pseudo(Fh4.Pseudo p, Nfs4Server server, int minor) {
         long nanos = server.startMillis() * 1_000_000L;
         PseudoFs.Node n = p.node();
         FileAttributes a = new FileAttributes(FileType.DIRECTORY, 0555, 2 + n.children().size(), 0, 0, 4096, 4096,
                 n.id(), 0, 0, nanos, nanos, nanos, nanos, 0, server.startMillis());
-        return new Fattr4.Source(a, p.wire(), 0, 1, n.id(), false, () -> PSEUDO_STAT);
+        return new Fattr4.Source(a, p.wire(), 0, 1, n.id(), false, () -> PSEUDO_STAT, minor);
     }
 }

@@ -38,7 +38,8 @@ public final class Nfs4Errors {
             case CROSS_DEVICE -> NFS4ERR_XDEV;
             case FILE_TOO_BIG -> NFS4ERR_FBIG;
             case TOO_MANY_LINKS -> NFS4ERR_MLINK;
-            case NOT_SUPPORTED, NO_XATTR -> NFS4ERR_NOTSUPP;
+            case NOT_SUPPORTED -> NFS4ERR_NOTSUPP;
+            case NO_XATTR -> NFS4ERR_NOXATTR;
             case LOCK_CONFLICT -> NFS4ERR_DENIED;
             case NO_RESOURCES -> NFS4ERR_DELAY;
             case BAD_COOKIE -> NFS4ERR_BAD_COOKIE;

@@ -24,24 +24,44 @@ public final class Nfs4Server implements AutoCloseable {
      * @param grace            after a restart, how long the clients of the previous run may reclaim
      * @param maxDelegations   delegations held at most at once, over every client (0: none are handed out)
      * @param idmapDomain      owners are written "name@idmapDomain" for the ids the host names; empty: numbers
+     * @param maxMinorVersion  the newest minor version served: 1, or 2 for NFSv4.2 as well
+     * @param maxCopy          bytes one COPY copies at most; a longer copy is answered short and the client
+     *                         asks for the rest, so no slot is held for long (RFC 7862 §15.2.3)
      */
     public record Options(Duration lease, int maxClients, int maxSessions, int maxSlots, int maxOperations,
-            int maxCachedReply, Duration grace, int maxDelegations, String idmapDomain) {
+            int maxCachedReply, Duration grace, int maxDelegations, String idmapDomain, int maxMinorVersion,
+            long maxCopy) {
         public static final Options DEFAULT = new Options(Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192,
                 Duration.ofSeconds(90), 65536, "");
+
+        /** Minor versions 1 and 2, and at most 64 MiB copied by one COPY. */
+        public Options(Duration lease, int maxClients, int maxSessions, int maxSlots, int maxOperations,
+                int maxCachedReply, Duration grace, int maxDelegations, String idmapDomain) {
+            this(lease, maxClients, maxSessions, maxSlots, maxOperations, maxCachedReply, grace, maxDelegations,
+                    idmapDomain, Nfs4.MINOR_VERSION_2, 64L << 20);
+        }
 
         public Options {
             if (lease.toSeconds() < 10 || lease.toSeconds() > 3600 || maxOperations < 8 || maxOperations > 1024
                     || grace.isNegative() || grace.toSeconds() > 3600 || maxDelegations < 0 || idmapDomain == null
-                    || idmapDomain.contains("@") || idmapDomain.isBlank() != idmapDomain.isEmpty()) {
+                    || idmapDomain.contains("@") || idmapDomain.isBlank() != idmapDomain.isEmpty()
+                    || maxMinorVersion < Nfs4.MINOR_VERSION || maxMinorVersion > Nfs4.MINOR_VERSION_2 || maxCopy < 4096) {
                 throw new IllegalArgumentException("NFSv4 lease must be 10-3600 s, grace 0-3600 s, maxOperations 8-1024,"
-                        + " maxDelegations not negative, idmapDomain a domain or empty");
+                        + " maxDelegations not negative, idmapDomain a domain or empty, minor version 1 or 2,"
+                        + " maxCopy at least 4 KiB");
             }
+        }
+
+        public Options withMaxMinorVersion(int minor) {
+            return new Options(lease, maxClients, maxSessions, maxSlots, maxOperations, maxCachedReply, grace,
+                    maxDelegations, idmapDomain, minor, maxCopy);
         }
     }
 
     private final NfsExports exports;
     private final PseudoFs pseudo;
+    private final java.util.concurrent.atomic.LongAdder copiedBytes = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder clonedBytes = new java.util.concurrent.atomic.LongAdder();
     private final Nfs4State state;
     private final Options options;
     private final int maxIoSize;
@@ -184,6 +204,16 @@ public final class Nfs4Server implements AutoCloseable {
     /** The server's start, as the times of the pseudo-filesystem's directories. */
     public long startMillis() {
         return startMillis;
+    }
+
+    /** Bytes COPY had the backend copy: payload that never crossed the wire. */
+    public java.util.concurrent.atomic.LongAdder copiedBytes() {
+        return copiedBytes;
+    }
+
+    /** Bytes CLONE made share storage. */
+    public java.util.concurrent.atomic.LongAdder clonedBytes() {
+        return clonedBytes;
     }
 
     Operations operations() {

@@ -8,10 +8,11 @@ import io.rdmagate.nfs.v4.op.*;
  * The operation classes by number (RFC 8881 §18). A number outside the protocol's is ILLEGAL
  * (§18.54); an operation of the protocol this server does not perform is NFS4ERR_NOTSUPP, among
  * them those NFSv4.1 forbids (the NFSv4.0 client-id and open-confirm operations, §18.35-ff.) and
- * pNFS's (no layouts are offered).
+ * pNFS's (no layouts are offered), and of NFSv4.2 inter-server copy (COPY_NOTIFY), WRITE_SAME and the
+ * layout reports (LAYOUTERROR, LAYOUTSTATS).
  */
 final class Operations {
-    private final Nfs4Op[] byNumber = new Nfs4Op[OP_RECLAIM_COMPLETE + 1];
+    private final Nfs4Op[] byNumber = new Nfs4Op[OP_REMOVEXATTR + 1];
     private final Nfs4Op illegal = new OpIllegal();
 
     Operations() {
@@ -24,6 +25,10 @@ final class Operations {
             new OpWrite(), new OpCommit(), new OpSetattr(), new OpCreate(), new OpRemove(), new OpRename(), new OpLink(),
             new OpOpenDowngrade(), new OpLock(), new OpLockt(), new OpLocku(), new OpBindConnToSession(),
             new OpBackchannelCtl(), OpVerify.verify(), OpVerify.nverify(), new OpDelegreturn(),
+            // NFSv4.2
+            new OpSeek(), new OpAllocate(), new OpDeallocate(), new OpReadPlus(), new OpCopy(), new OpClone(),
+            OpOffload.status(), OpOffload.cancel(), new OpIoAdvise(), new OpGetxattr(), new OpSetxattr(),
+            new OpListxattrs(), new OpRemovexattr(),
         }) {
             if (byNumber[op.number()] != null) {
                 throw new IllegalStateException("two classes for operation " + op.number());
@@ -37,8 +42,9 @@ final class Operations {
         }
     }
 
-    Nfs4Op get(int number) {
-        if (number < OP_ACCESS || number >= byNumber.length) {
+    /** The class of operation {@code number} in a COMPOUND of {@code minor}: NFSv4.2's are ILLEGAL in NFSv4.1. */
+    Nfs4Op get(int number, int minor) {
+        if (number < OP_ACCESS || number >= byNumber.length || (number > OP_RECLAIM_COMPLETE && minor < MINOR_VERSION_2)) {
             return illegal;
         }
         return byNumber[number];

@@ -93,7 +93,7 @@ public final class OpRead extends Nfs4Op {
         }
     }
 
-    private static IoMemory read(Compound c, Target t, Caller caller, long offset, int count) throws VfsException {
+    static IoMemory read(Compound c, Target t, Caller caller, long offset, int count) throws VfsException {
         IoMemory mapped = t.fs().map(caller, t.handle(), offset, count);
         return mapped != null ? mapped : t.fs().read(caller, t.handle(), offset, count, c.memory());
     }

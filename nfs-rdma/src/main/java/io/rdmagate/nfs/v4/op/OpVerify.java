@@ -40,7 +40,7 @@ public final class OpVerify extends Nfs4Op {
         if (Fattr4.isSet(bitmap, Fattr4.RDATTR_ERROR)) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "rdattr_error cannot be verified");
         }
-        int[] supported = Fattr4.supported(bitmap);
+        int[] supported = Fattr4.supported(bitmap, c.minor());
         for (int i = 0; i < bitmap.length; i++) {
             if (bitmap[i] != (i < supported.length ? supported[i] : 0)) {
                 throw new Nfs4Exception(NFS4ERR_ATTRNOTSUPP, "an attribute this server does not report");

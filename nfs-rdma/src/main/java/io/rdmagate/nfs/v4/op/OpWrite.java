@@ -8,15 +8,12 @@ import io.rdmagate.nfs.WriteData;
 import io.rdmagate.nfs.v4.Compound;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
-import io.rdmagate.nfs.v4.state.OpenState;
-import io.rdmagate.nfs.v4.state.Delegations;
 import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.FileAttributes;
-import io.rdmagate.vfs.FileType;
 import io.rdmagate.vfs.Stability;
 import io.rdmagate.vfs.VfsException;
 import io.rdmagate.vfs.WriteResult;
@@ -49,21 +46,8 @@ public final class OpWrite extends Nfs4Op {
         try {
             Target t = c.currentFile(NFS4ERR_ISDIR);
             Caller caller = c.writer(t);
-            FileAttributes before = t.fs().getattr(t.handle());
-            if (before.type() != FileType.REGULAR) {
-                throw new Nfs4Exception(before.type() == FileType.DIRECTORY ? NFS4ERR_ISDIR
-                        : before.type() == FileType.SYMLINK ? NFS4ERR_SYMLINK : NFS4ERR_INVAL, "WRITE of a " + before.type());
-            }
-            if (stateid.isSpecial()) {
-                c.server().state().notInGrace(c.server().now());
-            } else if (Delegations.isDelegation(stateid)) {
-                OpRead.checkWriteDelegation(c, stateid, t); // a client writes back what it kept under a write delegation
-            } else {
-                OpenState o = OpRead.checkOwner(c, stateid, t);
-                if ((o.access() & OPEN4_SHARE_ACCESS_WRITE) == 0) {
-                    throw new Nfs4Exception(NFS4ERR_OPENMODE, "open " + stateid + " does not allow writing");
-                }
-            }
+            FileAttributes before = DataAccess.regular(t, NFS4ERR_INVAL);
+            DataAccess.checkWriteStateid(c, stateid, t);
             if (offset < 0 || offset + data.readableBytes() < 0) {
                 throw new Nfs4Exception(NFS4ERR_FBIG, "write beyond 2^63-1");
             }
