@@ -7,6 +7,7 @@
 # a process on the host makes while it holds the file open. Ports from /job/env.
 set -uo pipefail
 . /job/lib.sh
+. /job/workloads/nfs42-features.sh
 [ -f /job/env ] && . /job/env
 echo 1 > /proc/sys/kernel/panic_on_oops
 rc=0
@@ -114,10 +115,11 @@ host_write() {
 }
 host_write
 
-# NFSv4.1 on the same gateway (transports.nfs.versions [3, 4.1]), no MOUNT and no rpcbind: the
+# NFSv4.2 on the same gateway (transports.nfs.versions [3, 4.1, 4.2]), no MOUNT and no rpcbind: the
 # kernel client mounts the pseudo-filesystem's /data, lists what cifs lists, reads a file cifs wrote
-# byte for byte, and after cifs appends to a file and closes it, opens and reads the new content.
-nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
+# byte for byte, and after cifs appends to a file and closes it, opens and reads the new content;
+# then NFSv4.2's own: sparse files, server-side copy, user xattrs (workloads/nfs42-features.sh).
+nfs4() {                                    # nfs4 LABEL NFS_MOUNT_OPTIONS
     local label=$1 opts=$2 V=/mnt/v41 out want got
     mkdir -p $V
     if ! out=$(timeout 180 mount -t nfs -o "$opts" 10.0.2.100:/data $V 2>&1); then
@@ -125,7 +127,7 @@ nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
         return 1
     fi
     out=$(grep " $V nfs4 " /proc/mounts | cut -d' ' -f4 | tr ',' '\n' | grep -E '^(vers|proto)=' | tr '\n' ' ')
-    if [[ $out == *vers=4.1* ]]; then result "$label/mount" PASS "$out"
+    if [[ $out == *vers=4.2* ]]; then result "$label/mount" PASS "$out"
     else result "$label/mount" FAIL "mounted as '$out'"; fi
     # the kernel client asks for a back channel at CREATE_SESSION: granted, and its CB_NULL probe answered
     local up=""
@@ -175,6 +177,7 @@ nfs41() {                                   # nfs41 LABEL NFS_MOUNT_OPTIONS
     N=$V refused $label fcntl nfs cifs
     N=$V refused $label fcntl cifs nfs
     blocked_waiter "$label" $S $V
+    nfs42_features "$label" $V "http://10.0.2.100:$HTTP_PORT/metrics"
     if timeout 60 umount $V; then result "$label/unmount" PASS; else result "$label/unmount" FAIL; fi
 }
 # Delegations (RFC 8881 §10.4) of files the NFSv4.1 client holds open, recalled when cifs writes:
@@ -257,10 +260,10 @@ blocked_waiter() {                          # blocked_waiter LABEL HOLDER_DIR WA
 }
 head -c 3000000 /dev/urandom > $S/v41-data.bin
 echo first-line > $S/v41-grows.txt
-for l in v41-tcp v41-rdma; do echo "made-by-cifs" > $S/v41-deleg-read-$l.txt; done
-# no vers: the client tries 4.2, is told NFS4ERR_MINOR_VERS_MISMATCH, and mounts 4.1 (the mount check)
-nfs41 v41-tcp "proto=tcp,port=$NFS_PORT" || rc=1
-nfs41 v41-rdma "proto=rdma,port=$RDMA_PORT" || rc=1
+for l in v42-tcp v42-rdma; do echo "made-by-cifs" > $S/v41-deleg-read-$l.txt; done
+# no vers: the client mounts NFSv4.2, which the gateway serves beside NFSv3 and NFSv4.1 by default
+nfs4 v42-tcp "proto=tcp,port=$NFS_PORT" || rc=1
+nfs4 v42-rdma "proto=rdma,port=$RDMA_PORT" || rc=1
 # the common NFS workload (workloads/fs-workload.sh, as against knfsd) over NFSv4.1, both transports
 export WORKLOAD_BIG_MIB=${WORKLOAD_BIG_MIB:-64}
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v41-tcp 10.0.2.100:/data "vers=4.1,proto=tcp,port=$NFS_PORT" || rc=1

@@ -25,12 +25,12 @@ WORKLOAD_BIG_MIB=${RDMA_BIG_MIB:-$WORKLOAD_BIG_MIB} timeout 1500 \
     /job/workloads/nfs-workload.sh rdmagate-v3-rdma 10.0.2.100:/data "$opts" || rc=1
 timeout 900 /job/workloads/rdma-chunks.sh rdmagate-v3-rdma-chunks 10.0.2.100:/data "$opts" || rc=1
 
-# what a user types: -o rdma and the port, no version; the client tries NFSv4.2 first, is told
-# NFS4ERR_MINOR_VERS_MISMATCH, and mounts NFSv4.1, which the gateway serves beside NFSv3 by default
+# what a user types: -o rdma and the port, no version: the client mounts NFSv4.2, which the gateway
+# serves beside NFSv3 and NFSv4.1 by default
 mkdir -p /mnt/plain
 line=
 if timeout 180 mount -t nfs -o rdma,port=$RDMA_PORT 10.0.2.100:/data /mnt/plain \
-        && line=$(grep " /mnt/plain nfs4 " /proc/mounts) && [[ $line == *vers=4.1*proto=rdma* ]] \
+        && line=$(grep " /mnt/plain nfs4 " /proc/mounts) && [[ $line == *vers=4.2*proto=rdma* ]] \
         && echo plain > /mnt/plain/plain-rdma && [ "$(cat /mnt/plain/plain-rdma)" = plain ] \
         && rm /mnt/plain/plain-rdma && umount /mnt/plain; then
     result rdma-no-version PASS "$(echo "$line" | cut -d' ' -f4 | tr ',' '\n' | grep -E '^(vers|proto|port)=' | tr '\n' ' ')"

@@ -19,12 +19,14 @@ import org.junit.jupiter.api.io.TempDir;
  * over TCP and over RDMA (siw), SMB 3.1.1 with leases. A lock a process on the host holds on a file
  * of the export is refused to both, and a write a process on the host makes (this test's JVM, not
  * the gateway) breaks what cifs caches, so cifs reads the new content. The same boot mounts the
- * gateway, on its default NFS versions and without naming one (the client negotiates NFSv4.1),
+ * gateway, on its default NFS versions and without naming one (the client negotiates NFSv4.2),
  * over TCP and over RDMA: it lists and reads what cifs wrote, cifs reads what it writes, and an
- * NFSv4.1 lock and a cifs lock refuse each other; its back channel is up, files it holds open
+ * NFSv4.2 lock and a cifs lock refuse each other; its back channel is up, files it holds open
  * under a read and under a write delegation are recalled when cifs writes them, and a process
- * blocked on a lock cifs holds is told by CB_NOTIFY_LOCK when it is released; then the common NFS
- * workload runs over NFSv4.1 on both transports.
+ * blocked on a lock cifs holds is told by CB_NOTIFY_LOCK when it is released; lseek finds holes,
+ * fallocate punches and reserves, copy_file_range copies inside the gateway (counted, not sent),
+ * and user xattrs set on the client land on the host's file; then the common NFS workload runs over
+ * NFSv4.1 on both transports.
  */
 @Tag("interop")
 class RdmagateCoherenceTest {
@@ -119,8 +121,9 @@ class RdmagateCoherenceTest {
                 for (String c : List.of("mount", "back-channel", "list", "read", "read-delegation-recalled",
                         "write-delegation-recalled", "sees-cifs-write",
                         "write", "namespace", "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs",
-                        "fcntl-cifs-lock-refused-to-nfs", "fcntl-cifs-unlock-frees-nfs", "blocked-lock-notified", "unmount")) {
-                    expected.add("v41-" + proto + "/" + c);
+                        "fcntl-cifs-lock-refused-to-nfs", "fcntl-cifs-unlock-frees-nfs", "blocked-lock-notified",
+                        "sparse", "punch-hole", "allocate", "copy-range", "cp-reflink", "clone", "user-xattrs", "unmount")) {
+                    expected.add("v42-" + proto + "/" + c);
                 }
                 for (String c : WORKLOAD) {
                     expected.add("rdmagate-v41-" + proto + "/" + c);
@@ -148,6 +151,14 @@ class RdmagateCoherenceTest {
                     .run();
             writer.interrupt();
             run.assertPassed(expected);
+            for (String proto : List.of("tcp", "rdma")) {
+                var xattrs = java.nio.file.Files.getFileAttributeView(dir.resolve("export").resolve("xattr-v42-" + proto + ".txt"),
+                        java.nio.file.attribute.UserDefinedFileAttributeView.class);
+                java.nio.ByteBuffer origin = java.nio.ByteBuffer.allocate(64);
+                xattrs.read("origin", origin);
+                assertEquals("guest-v42-" + proto, new String(origin.array(), 0, origin.position(),
+                        java.nio.charset.StandardCharsets.UTF_8), "the xattr the guest set over NFSv4.2 is the host file's");
+            }
             assertEquals(0, gateway.stop(), gateway.log());
         }
     }

@@ -57,9 +57,9 @@ class Nfs4DelegationTest {
      * A CB_RECALL a client's callback service received (the stateid's other and the filehandle), or
      * a CB_RECALL_ANY (how many delegations to keep, and the type mask).
      */
-    record Recalled(byte[] other, byte[] fh, int keep, int mask) {
-        Recalled(byte[] other, byte[] fh) {
-            this(other, fh, -1, 0);
+    record Recalled(byte[] other, byte[] fh, int keep, int mask, int minor) {
+        Recalled(byte[] other, byte[] fh, int minor) {
+            this(other, fh, -1, 0, minor);
         }
     }
 
@@ -102,7 +102,14 @@ class Nfs4DelegationTest {
      * and records the CB_RECALLs; returned once the server's probe of the path was answered.
      */
     private Nfs4TestClient holder(String owner, int cbStatus, BlockingQueue<Recalled> recalls) throws Exception {
+        return holder(owner, cbStatus, recalls, 1);
+    }
+
+    /** As {@link #holder(String, int, BlockingQueue)}, speaking minor version {@code minor}. */
+    private Nfs4TestClient holder(String owner, int cbStatus, BlockingQueue<Recalled> recalls, int minor)
+            throws Exception {
         Nfs4TestClient c = Nfs4TestClient.connect(fx.nfs(), NfsFixture.ROOT);
+        c.minor = minor;
         closing.add(c);
         c.rpc.serveCalls(callbackService(cbStatus, recalls));
         int up = fx.server.nfs4().state().backChannels(false);
@@ -146,7 +153,8 @@ class Nfs4DelegationTest {
             d.readInt();
             d.readOpaque(400); // verifier
             d.readOpaque(64); // tag
-            d.skip(8); // minor version, callback_ident
+            int minor = d.readInt();
+            d.skip(4); // callback_ident
             int ops = d.readInt();
             for (int i = 0; i < ops; i++) {
                 int op = d.readInt();
@@ -156,11 +164,11 @@ class Nfs4DelegationTest {
                     d.readInt();
                     byte[] other = d.readFixedOpaque(12);
                     d.readInt(); // truncate
-                    return new Recalled(other, d.readOpaque(NFS4_FHSIZE));
+                    return new Recalled(other, d.readOpaque(NFS4_FHSIZE), minor);
                 } else if (op == OP_CB_RECALL_ANY) {
                     int keep = d.readInt();
                     int words = d.readInt();
-                    return new Recalled(null, null, keep, words > 0 ? d.readInt() : 0);
+                    return new Recalled(null, null, keep, words > 0 ? d.readInt() : 0, minor);
                 }
             }
             return null;
@@ -293,6 +301,21 @@ class Nfs4DelegationTest {
         assertEquals(0, d.held());
         assertEquals(OPEN_DELEGATE_NONE, open(a, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "again")
                 .delegation(), "a file recalled a moment ago is not delegated again at once");
+    }
+
+    @Test
+    void anNfs42ClientIsCalledBackInItsOwnMinorVersion() throws Exception {
+        byte[] fh = file("v42", "old");
+        BlockingQueue<Recalled> recalls = new LinkedBlockingQueue<>();
+        Nfs4TestClient a = holder("deleg-42", NFS4_OK, recalls, 2);
+        Opened o = open(a, "v42", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "reader");
+        assertEquals(OPEN_DELEGATE_READ, o.delegation());
+        CompletableFuture<Void> write = v3Write(fh, "new");
+        Recalled r = recalls.poll(10, TimeUnit.SECONDS);
+        assertNotNull(r, "the holder is called back");
+        assertEquals(2, r.minor(), "CB_COMPOUND carries the session's minor version, or a Linux client finds no session");
+        assertEquals(NFS4_OK, delegReturn(a, o.fh(), o.delegationOther()));
+        write.get(10, TimeUnit.SECONDS);
     }
 
     @Test

@@ -30,6 +30,8 @@ final class Nfs4TestClient implements AutoCloseable {
     final RpcClient rpc;
     long clientId;
     byte[] sessionId;
+    /** The minor version of this client's COMPOUNDs. */
+    int minor = 1;
     int slotSeq;
 
     private Nfs4TestClient(RpcClient rpc) {
@@ -113,7 +115,7 @@ final class Nfs4TestClient implements AutoCloseable {
     }
 
     Compound compoundWithoutSession() {
-        return new Compound(1);
+        return new Compound(minor);
     }
 
     Compound compound(int minorVersion) {

@@ -150,7 +150,7 @@ public final class Callbacks {
                 ByteBuf call = CallHeaders.write(Unpooled.buffer(256), XIDS.incrementAndGet(), back.program(),
                         CB_VERSION, CB_COMPOUND, back.credentials());
                 call.writeInt(0); // tag
-                call.writeInt(1); // minorversion
+                call.writeInt(back.minorVersion()); // the session's minor version
                 call.writeInt(0); // callback_ident: not used by 4.1
                 call.writeInt(2);
                 call.writeInt(OP_CB_SEQUENCE);

@@ -72,7 +72,7 @@ public final class OpCreateSession extends Nfs4Op {
         boolean backGranted = (flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN) != 0 && cbCredentials != null
                 && connection.isOpen();
         if (backGranted) {
-            created.session().back().grant(connection, cbProgram, cbCredentials);
+            created.session().back().grant(connection, cbProgram, cbCredentials, c.minor());
         }
         int start = out.position();
         out.writeFixedOpaque(created.session().id());

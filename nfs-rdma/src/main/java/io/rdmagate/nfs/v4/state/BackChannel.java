@@ -18,6 +18,7 @@ public final class BackChannel {
     private volatile Backchannel connection = Backchannel.NONE;
     private volatile int program;
     private volatile Credentials credentials = Credentials.NONE;
+    private volatile int minorVersion = 1;
     /** The last probe of the connection: {@link #PROBING} until it is answered, then OK or FAILED. */
     private volatile int probe;
     private static final int PROBING = 0;
@@ -28,8 +29,13 @@ public final class BackChannel {
     /** The sequence id of the last call on slot 0 that the client answered; guarded by {@link #slot}. */
     private int sequence;
 
-    /** The client asked for a back channel and got one on {@code connection}. */
-    public void grant(Backchannel connection, int program, Credentials credentials) {
+    /**
+     * The client asked for a back channel and got one on {@code connection}; its callbacks carry
+     * {@code minorVersion}, the session's (a Linux client finds the session of a CB_SEQUENCE only
+     * among its clients of that minor version).
+     */
+    public void grant(Backchannel connection, int program, Credentials credentials, int minorVersion) {
+        this.minorVersion = minorVersion;
         this.program = program;
         this.credentials = credentials;
         this.connection = connection;
@@ -55,6 +61,11 @@ public final class BackChannel {
 
     public Backchannel connection() {
         return connection;
+    }
+
+    /** The minor version of the session's COMPOUNDs, which its CB_COMPOUNDs carry too. */
+    public int minorVersion() {
+        return minorVersion;
     }
 
     public int program() {
