@@ -40,7 +40,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * NFSv4.1 COMPOUNDs from a hostile client, through the dispatcher the listeners use, over an
+ * NFSv4.1 and NFSv4.2 COMPOUNDs from a hostile client, through the dispatcher the listeners use, over an
  * in-memory export: valid COMPOUNDs of every operation this server performs (on a live session,
  * its slot's next sequence id filled in each round) are mutated (bit flips, small values and values
  * near 2^32 over words, truncation, trailing bytes). Each is answered with a COMPOUND result or
@@ -65,6 +65,8 @@ class Nfs4CompoundFuzzTest {
         try {
             FS.create(Caller.ROOT, FS.root(), "f", CreateMode.GUARDED, SetAttributes.NONE, 0);
             FS.mkdir(Caller.ROOT, FS.root(), "d", SetAttributes.NONE);
+            FS.create(Caller.ROOT, FS.root(), "s", CreateMode.GUARDED, SetAttributes.NONE, 0);
+            FS.create(Caller.ROOT, FS.root(), "t", CreateMode.GUARDED, SetAttributes.NONE, 0);
         } catch (Exception e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -242,6 +244,45 @@ class Nfs4CompoundFuzzTest {
             e.writeInt(OP_PUTFH).writeOpaque(NfsExports.wire(EXPORTS.all().get(0), FS.root()));
             e.writeInt(OP_GETFH);
         }));
+        // NFSv4.2 (RFC 7862, RFC 8276), with the anonymous stateid
+        byte[] anonymous = new byte[12];
+        s.add(ops(8, e -> {
+            data(e);
+            e.writeInt(OP_LOOKUP);
+            Nfs4TestClient.name(e, "s");
+            e.writeInt(OP_ALLOCATE).writeInt(0).writeFixedOpaque(anonymous).writeHyper(0).writeHyper(200_000);
+            e.writeInt(OP_SEEK).writeInt(0).writeFixedOpaque(anonymous).writeHyper(0).writeInt(NFS4_CONTENT_DATA);
+            e.writeInt(OP_READ_PLUS).writeInt(0).writeFixedOpaque(anonymous).writeHyper(0).writeInt(4096);
+            e.writeInt(OP_DEALLOCATE).writeInt(0).writeFixedOpaque(anonymous).writeHyper(0).writeHyper(65536);
+            e.writeInt(OP_IO_ADVISE).writeInt(0).writeFixedOpaque(anonymous).writeHyper(0).writeHyper(10);
+            Nfs4TestClient.bitmap(e, 1);
+        }));
+        s.add(ops(9, e -> {
+            data(e);
+            e.writeInt(OP_LOOKUP);
+            Nfs4TestClient.name(e, "s");
+            e.writeInt(OP_SAVEFH);
+            data(e);
+            e.writeInt(OP_LOOKUP);
+            Nfs4TestClient.name(e, "t");
+            e.writeInt(OP_COPY).writeInt(0).writeFixedOpaque(anonymous).writeInt(0).writeFixedOpaque(anonymous)
+                    .writeHyper(0).writeHyper(0).writeHyper(0).writeBool(true).writeBool(false).writeInt(0);
+            e.writeInt(OP_CLONE).writeInt(0).writeFixedOpaque(anonymous).writeInt(0).writeFixedOpaque(anonymous)
+                    .writeHyper(0).writeHyper(0).writeHyper(0);
+        }));
+        s.add(ops(7, e -> {
+            data(e);
+            e.writeInt(OP_LOOKUP);
+            Nfs4TestClient.name(e, "f");
+            e.writeInt(OP_SETXATTR).writeInt(0);
+            Nfs4TestClient.name(e, "k");
+            e.writeOpaque(new byte[] {1, 2, 3});
+            e.writeInt(OP_GETXATTR);
+            Nfs4TestClient.name(e, "k");
+            e.writeInt(OP_LISTXATTRS).writeHyper(0).writeInt(4096);
+            e.writeInt(OP_REMOVEXATTR);
+            Nfs4TestClient.name(e, "k");
+        }));
         return s;
     }
 
@@ -272,7 +313,7 @@ class Nfs4CompoundFuzzTest {
     private static byte[] compound(int xid, Consumer<XdrEncoder> ops, int count) {
         byte[] args = Nfs3Client.encode(e -> {
             e.writeOpaque("fuzz".getBytes(StandardCharsets.UTF_8));
-            e.writeInt(MINOR_VERSION);
+            e.writeInt(MINOR_VERSION_2); // NFSv4.2: every operation of 4.1 and 4.2's
             e.writeInt(count);
             ops.accept(e);
         });

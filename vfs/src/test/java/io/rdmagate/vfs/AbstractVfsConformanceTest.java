@@ -1892,6 +1892,21 @@ public abstract class AbstractVfsConformanceTest {
         assertArrayEquals(new byte[SEG], read(f, 3L * SEG, SEG));
         VfsException e = assertThrows(VfsException.class, () -> fs.allocate(ROOT, f, 0, 0));
         assertEquals(VfsError.INVALID, e.error());
+        VfsException huge = assertThrows(VfsException.class, () -> fs.allocate(ROOT, f, 0, 1L << 50),
+                "a petabyte is refused before anything is taken");
+        assertTrue(huge.error() == VfsError.NO_SPACE || huge.error() == VfsError.FILE_TOO_BIG, huge.getMessage());
+        assertEquals(4L * SEG, attrs(f).size());
+    }
+
+    @Test
+    void aHugeSparseFileIsCopiedAndPunchedWithoutWalkingItsHoles() throws Exception {
+        FileHandle src = sparseFile("vast").handle();
+        fs.setattr(ROOT, src, SetAttributes.create().size(1L << 40));
+        FileHandle dst = mkfile("vast-copy").handle();
+        fs.deallocate(ROOT, src, 16L * SEG, (1L << 40) - 16L * SEG);
+        assertEquals(1L << 40, fs.copy(ROOT, src, 0, dst, 0, 0), "a terabyte, nearly all hole");
+        assertEquals(1L << 40, attrs(dst).size());
+        assertArrayEquals(read(src, 8L * SEG, SEG), read(dst, 8L * SEG, SEG));
     }
 
     @Test

@@ -397,11 +397,8 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     public FsStat statfs(FileHandle handle) throws VfsException {
         synchronized (store) {
             inode(handle);
-            long used = 0;
-            for (Inode i : store.inodes.values()) {
-                used += i.data == null ? 0 : i.data.spaceUsed();
-            }
-            long total = Math.max(Runtime.getRuntime().maxMemory(), used);
+            long used = used();
+            long total = Math.max(capacity(), used);
             long free = total - used;
             return new FsStat(total, free, free, 1L << 32, (1L << 32) - store.inodes.size(),
                     (1L << 32) - store.inodes.size(), SparseData.PAGE, MAX_NAME_BYTES, MAX_FILE_SIZE);
@@ -488,9 +485,33 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
         }
     }
 
+    /**
+     * Reserves memory for the range, unless that is more than the capacity {@link #statfs} reports
+     * left ({@link VfsError#NO_SPACE}, checked before any page is taken).
+     */
     @Override
     public void allocate(Caller caller, FileHandle file, long offset, long length) throws VfsException {
+        synchronized (store) {
+            if (length > 0 && length / SparseData.PAGE > (capacity() - used()) / SparseData.PAGE) {
+                throw new VfsException(VfsError.NO_SPACE, "allocate of " + length + " bytes: "
+                        + (capacity() - used()) + " left in memory");
+            }
+        }
         changeData(caller, file, offset, length, "allocate", f -> f.data.allocate(offset, length));
+    }
+
+    /** What the volume may hold: a quarter of the JVM's heap limit. */
+    private static long capacity() {
+        return Runtime.getRuntime().maxMemory() / 4;
+    }
+
+    /** Bytes of file data held; the caller holds the store's lock. */
+    private long used() {
+        long used = 0;
+        for (Inode i : store.inodes.values()) {
+            used += i.data == null ? 0 : i.data.spaceUsed();
+        }
+        return used;
     }
 
     @Override
@@ -535,13 +556,14 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
             long done = 0;
             while (done < want) {
                 long pos = fromOffset + done;
-                int chunk = (int) Math.min(SparseData.PAGE, want - done);
                 long data = src.data.seekData(pos);
-                if (data < 0 || data >= pos + chunk) { // a hole stays a hole, as copy_file_range keeps it
-                    dst.data.punch(toOffset + done, chunk);
-                    done += chunk;
+                if (data != pos) { // a hole stays a hole, as copy_file_range keeps it: skipped at once
+                    long hole = data < 0 ? want - done : Math.min(data - pos, want - done);
+                    dst.data.punch(toOffset + done, hole);
+                    done += hole;
                     continue;
                 }
+                int chunk = (int) Math.min(SparseData.PAGE - pos % SparseData.PAGE, want - done);
                 int n = src.data.read(pos, buffer.asSlice(0, chunk));
                 dst.data.write(toOffset + done, buffer.asSlice(0, n));
                 done += n;

@@ -104,23 +104,29 @@ final class SparseData {
         size = Math.max(size, offset + length);
     }
 
-    /** Zeroes the range within the size: whole pages are dropped, partial ones cleared. */
+    /** Zeroes the range within the size: whole pages are dropped (at once, however many), partial ones cleared. */
     void punch(long offset, long length) {
         long end = Math.min(size, offset + length);
-        long pos = offset;
-        while (pos < end) {
-            long idx = pos / PAGE;
-            int in = (int) (pos % PAGE);
-            int chunk = (int) Math.min(PAGE - in, end - pos);
-            if (chunk == PAGE) {
-                pages.remove(idx);
-            } else {
-                MemorySegment page = pages.get(idx);
-                if (page != null) {
-                    page.asSlice(in, chunk).fill((byte) 0);
-                }
-            }
-            pos += chunk;
+        if (offset >= end) {
+            return;
+        }
+        long firstWhole = (offset + PAGE - 1) / PAGE;
+        long endWhole = end / PAGE; // pages [firstWhole, endWhole) lie wholly inside
+        if (firstWhole < endWhole) {
+            pages.subMap(firstWhole, endWhole).clear();
+        }
+        clear(offset, Math.min(end, firstWhole * PAGE));
+        clear(Math.max(offset, endWhole * PAGE), end);
+    }
+
+    /** Zeroes bytes [from, to) of one page, if it has memory. */
+    private void clear(long from, long to) {
+        if (from >= to) {
+            return;
+        }
+        MemorySegment page = pages.get(from / PAGE);
+        if (page != null) {
+            page.asSlice(from % PAGE, to - from).fill((byte) 0);
         }
     }
 }

@@ -833,16 +833,10 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 Permissions.require(caller, attrs(src, null), Permissions.R, "copy");
                 DataFd out = dataFd(a, to, true);
                 try {
-                    requireWrite(caller, liveStat(a, out, to), "copy");
-                    long want = length == 0 ? Math.max(0, src.size() - fromOffset) : length;
-                    long done = 0;
-                    while (done < want) {
-                        long n = Libc.copyFileRange(a, in.fd, fromOffset + done, out.fd, toOffset + done, want - done);
-                        if (n == 0) {
-                            break;
-                        }
-                        done += n;
-                    }
+                    Stat dst = liveStat(a, out, to);
+                    requireWrite(caller, dst, "copy");
+                    long want = Math.min(length == 0 ? Long.MAX_VALUE : length, Math.max(0, src.size() - fromOffset));
+                    long done = copySparse(a, in.fd, fromOffset, out.fd, toOffset, want, dst.size());
                     touched(liveStat(a, out, to));
                     return done;
                 } finally {
@@ -854,6 +848,63 @@ public final class LocalFileSystem implements VirtualFileSystem {
         } catch (Libc.Errno e) {
             throw e.toVfs("copy");
         }
+    }
+
+    /**
+     * copy_file_range of the source's data extents only (SEEK_DATA/SEEK_HOLE): a hole is skipped, and
+     * punched in the destination where it had bytes (zeroes written instead where the filesystem
+     * cannot punch), so a sparse file stays sparse and its holes cost no time. The destination grows
+     * to the copy's end. Returns the bytes copied, holes included; fewer when the source ends first.
+     */
+    private static long copySparse(Arena a, int in, long from, int out, long to, long length, long outSize)
+            throws Libc.Errno {
+        long end = from + length;
+        long pos = from;
+        while (pos < end) {
+            long data = Libc.seek(a, in, pos, Libc.SEEK_DATA);
+            long holeEnd = data < 0 ? end : Math.min(data, end);
+            if (holeEnd > pos) {
+                long at = to + (pos - from);
+                if (at < outSize) {
+                    long n = Math.min(holeEnd - pos, outSize - at);
+                    try {
+                        Libc.fallocate(a, out, Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, at, n);
+                    } catch (Libc.Errno e) {
+                        if (e.errno != Libc.EOPNOTSUPP || copyRange(a, in, pos, out, at, n) < n) {
+                            throw e;
+                        }
+                    }
+                }
+                pos = holeEnd;
+                continue;
+            }
+            long hole = Libc.seek(a, in, pos, Libc.SEEK_HOLE);
+            long dataEnd = hole < 0 ? end : Math.min(hole, end);
+            long want = dataEnd - pos;
+            long n = copyRange(a, in, pos, out, to + (pos - from), want);
+            pos += n;
+            if (n < want) {
+                break; // the source ended first
+            }
+        }
+        long copied = pos - from;
+        if (to + copied > outSize) {
+            Libc.ftruncate(a, out, to + copied);
+        }
+        return copied;
+    }
+
+    /** copy_file_range until {@code length} bytes are copied or the source ends. */
+    private static long copyRange(Arena a, int in, long from, int out, long to, long length) throws Libc.Errno {
+        long done = 0;
+        while (done < length) {
+            long n = Libc.copyFileRange(a, in, from + done, out, to + done, length - done);
+            if (n == 0) {
+                break;
+            }
+            done += n;
+        }
+        return done;
     }
 
     @Override

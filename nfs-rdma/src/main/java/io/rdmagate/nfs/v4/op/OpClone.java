@@ -50,6 +50,9 @@ public final class OpClone extends Nfs4Op {
         if (dstOffset < 0 || dstOffset + length < 0) {
             throw new Nfs4Exception(NFS4ERR_FBIG, "clone beyond 2^63-1");
         }
+        if (src.handle().equals(dst.handle()) && srcOffset < dstOffset + length && dstOffset < srcOffset + length) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "source and destination ranges overlap");
+        }
         int reading = src.begin(Conflict.READ, c.breaker());
         try {
             int writing = dst.begin(Conflict.WRITE, c.breaker());
