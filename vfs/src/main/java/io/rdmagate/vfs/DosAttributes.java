@@ -13,8 +13,11 @@ public final class DosAttributes {
 
     /** The bits a client may set; the others are derived from the file. */
     public static final int SETTABLE = HIDDEN | SYSTEM | ARCHIVE | READONLY;
-    /** The bits the vfs stores; READONLY is stored as the absence of write permission. */
-    public static final int STORED = HIDDEN | SYSTEM | ARCHIVE;
+    /**
+     * The bits the vfs stores; READONLY is stored as the absence of write permission. SPARSE_FILE is
+     * set and cleared by FSCTL_SET_SPARSE only, never by a client's attributes (MS-FSA 2.1.5.14.2).
+     */
+    public static final int STORED = HIDDEN | SYSTEM | ARCHIVE | SPARSE_FILE;
 
     private DosAttributes() {
     }

@@ -86,6 +86,10 @@ public final class SmbMetrics {
         closedBy(registry, server, "evicted", SmbServer::evictedConnections);
         closedBy(registry, server, "handshake", SmbServer::handshakeTimeouts);
         closedBy(registry, server, "idle", SmbServer::idleClosed);
+        io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.server.side.copy.bytes", server,
+                x -> x.serverSideCopyBytes().sum())
+                .description("bytes FSCTL_SRV_COPYCHUNK had the backend copy: payload that never crossed the wire")
+                .register(registry);
         closedBy(registry, server, "send", SmbServer::sendTimeouts);
         Gauge.builder("rdmagate.smb.sessions", server, SmbServer::validSessions)
                 .description("SMB sessions authenticated now").register(registry);

@@ -77,6 +77,7 @@ public final class SmbServer implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder internalErrors = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder idleClosed = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder sendTimeouts = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder serverSideCopyBytes = new java.util.concurrent.atomic.LongAdder();
 
     private final SmbMetrics metrics;
     private final RateLimitedLog denials = RateLimitedLog.perMinute(LoggerFactory.getLogger(SECURITY_LOG));
@@ -227,6 +228,11 @@ public final class SmbServer implements AutoCloseable {
     /** Connections closed because their client took none of their responses for the send timeout. */
     public long sendTimeouts() {
         return sendTimeouts.sum();
+    }
+
+    /** Bytes FSCTL_SRV_COPYCHUNK had the backend copy: none of them crossed the wire. */
+    public java.util.concurrent.atomic.LongAdder serverSideCopyBytes() {
+        return serverSideCopyBytes;
     }
 
     /** Connections closed for being idle with no open file. */

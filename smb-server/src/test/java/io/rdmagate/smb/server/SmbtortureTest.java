@@ -95,7 +95,7 @@ class SmbtortureTest {
     }
 
     /**
-     * Tests of the oplock, lease, durable handle and session groups that pass today, one smbtorture
+     * Tests of the ioctl, oplock, lease, durable handle and session groups that pass today, one smbtorture
      * run per group. Left out although they pass: smb2.oplock.batch22a, smb2.lease.break and
      * smb2.lease.lock1 (each waits out a break timeout by design, 10-36 s).
      */
@@ -107,6 +107,15 @@ class SmbtortureTest {
         "smb2.durable-v2-open | open-oplock open-lease reopen1 reopen1a reopen1a-lease reopen2 reopen2b reopen2c"
                 + " reopen2-lease reopen2-lease-v2 durable-v2-setinfo persistent-open-oplock persistent-open-lease"
                 + " create-blob",
+        "smb2.ioctl | req_resume_key req_two_resume_keys copy_chunk_simple copy_chunk_multi copy_chunk_tiny"
+                + " copy_chunk_overwrite copy_chunk_append copy_chunk_limits copy_chunk_src_lock copy_chunk_dest_lock"
+                + " copy_chunk_bad_key copy_chunk_src_is_dest copy_chunk_src_is_dest_overlap copy_chunk_bad_access"
+                + " copy_chunk_write_access copy_chunk_src_exceed copy_chunk_src_exceed_multi copy_chunk_sparse_dest"
+                + " copy_chunk_max_output_sz copy_chunk_zero_length copy_chunk_across_shares copy_chunk_across_shares2"
+                + " copy_chunk_across_shares3 compress_notsup_get compress_notsup_set sparse_file_flag sparse_file_attr"
+                + " sparse_dir_flag sparse_set_nobuf sparse_set_oversize sparse_qar sparse_qar_malformed sparse_punch"
+                + " sparse_hole_dealloc sparse_copy_chunk sparse_punch_invalid sparse_perms sparse_lock sparse_qar_ob1"
+                + " sparse_qar_multi sparse_qar_overflow",
         "smb2.lease | nobreakself statopen statopen2 statopen3 statopen4 upgrade upgrade2 upgrade3 multibreak"
                 + " breaking1 breaking2 breaking5 breaking6 complex1 v2_epoch1 v2_complex2",
         "smb2.oplock | exclusive1 exclusive2 exclusive3 exclusive4 exclusive5 exclusive9 batch1 batch2 batch3"

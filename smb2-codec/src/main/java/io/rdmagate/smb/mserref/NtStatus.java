@@ -17,6 +17,7 @@ public final class NtStatus {
     public static final int INVALID_DEVICE_REQUEST = 0xC0000010;
     public static final int END_OF_FILE = 0xC0000011;
     public static final int MORE_PROCESSING_REQUIRED = 0xC0000016;
+    public static final int INVALID_VIEW_SIZE = 0xC000001F;
     public static final int NO_MEMORY = 0xC0000017;
     public static final int ACCESS_DENIED = 0xC0000022;
     public static final int BUFFER_TOO_SMALL = 0xC0000023;

@@ -205,7 +205,7 @@ public final class Create implements Command {
             if (readOnly) {
                 throw new SmbException(NtStatus.ACCESS_DENIED, "read-only share");
             }
-            int dos = req.fileAttributes() & DosAttributes.STORED;
+            int dos = req.fileAttributes() & DosAttributes.STORED & ~DosAttributes.SPARSE_FILE; // FSCTL_SET_SPARSE sets it
             if ((options & Smb2Create.FILE_DIRECTORY_FILE) == 0) {
                 dos |= DosAttributes.ARCHIVE; // MS-FSA 2.1.5.1.1: a new file is marked for archiving
             }

@@ -21,7 +21,8 @@ import java.util.List;
 /**
  * IOCTL (MS-SMB2 3.3.5.15): FSCTL_VALIDATE_NEGOTIATE_INFO (3.3.5.15.12),
  * FSCTL_QUERY_NETWORK_INTERFACE_INFO (3.3.5.15.11), FSCTL_PIPE_TRANSCEIVE (3.3.5.15.1) on the srvsvc
- * pipe. DFS referrals are STATUS_FS_DRIVER_REQUIRED (no DFS); other controls
+ * pipe; the sparse file controls ({@link SparseFiles}) and server-side copy and cloning
+ * ({@link ServerSideCopy}). DFS referrals are STATUS_FS_DRIVER_REQUIRED (no DFS); other controls
  * STATUS_INVALID_DEVICE_REQUEST.
  */
 public final class Ioctl implements Command {
@@ -34,7 +35,7 @@ public final class Ioctl implements Command {
     }
 
     @Override
-    public void handle(Ctx c) throws SmbException, Smb2DecodeException {
+    public void handle(Ctx c) throws SmbException, Smb2DecodeException, io.rdmagate.vfs.VfsException {
         Smb2Ioctl.Request req = Smb2Ioctl.decode(c.msg);
         if (req.flags() != Smb2Ioctl.IS_FSCTL) {
             throw new SmbException(NtStatus.NOT_SUPPORTED, "IOCTL without SMB2_0_IOCTL_IS_FSCTL");
@@ -78,8 +79,23 @@ public final class Ioctl implements Command {
             }
             case FSCTL_SET_COMPRESSION -> {
                 c.open(fid);
-                throw new SmbException(NtStatus.NOT_SUPPORTED, "files are not compressed");
+                if (req.input().limit() < 2) {
+                    throw new SmbException(NtStatus.INVALID_PARAMETER, "COMPRESSION_STATE of " + req.input().limit() + " bytes");
+                }
+                if ((req.input().get(0) | req.input().get(1)) != 0) { // MS-FSCC 2.3.67: only FORMAT_NONE is what files are
+                    throw new SmbException(NtStatus.NOT_SUPPORTED, "files are not compressed");
+                }
+                out = new byte[0];
             }
+            case SparseFiles.FSCTL_SET_SPARSE -> out = SparseFiles.setSparse(c, c.open(fid), req.input());
+            case SparseFiles.FSCTL_SET_ZERO_DATA -> out = SparseFiles.setZeroData(c, c.open(fid), req.input());
+            case SparseFiles.FSCTL_QUERY_ALLOCATED_RANGES ->
+                    out = SparseFiles.queryAllocatedRanges(c, c.open(fid), req.input(), req.maxOutputResponse());
+            case Smb2Ioctl.FSCTL_SRV_REQUEST_RESUME_KEY -> out = ServerSideCopy.resumeKey(c.open(fid));
+            case ServerSideCopy.FSCTL_SRV_COPYCHUNK, ServerSideCopy.FSCTL_SRV_COPYCHUNK_WRITE ->
+                    out = ServerSideCopy.copyChunk(c, c.open(fid), req.input(), req.ctlCode(), req.maxOutputResponse());
+            case ServerSideCopy.FSCTL_DUPLICATE_EXTENTS_TO_FILE ->
+                    out = ServerSideCopy.duplicateExtents(c, c.open(fid), req.input());
             default -> throw new SmbException(NtStatus.INVALID_DEVICE_REQUEST,
                     "FSCTL 0x" + Integer.toHexString(req.ctlCode()));
         }

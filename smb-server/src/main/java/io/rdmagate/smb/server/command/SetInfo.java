@@ -106,7 +106,8 @@ public final class SetInfo implements Command {
                 throw new SmbException(NtStatus.INVALID_PARAMETER, "FILE_ATTRIBUTE_DIRECTORY on a file");
             }
             FileAttributes cur = vfs.getattr(o.handle());
-            s.dosAttributes(a & DosAttributes.STORED);
+            s.dosAttributes((a & DosAttributes.STORED & ~DosAttributes.SPARSE_FILE)
+                    | (cur.dosAttributes() & DosAttributes.SPARSE_FILE)); // FSCTL_SET_SPARSE's alone
             if (cur.type() != FileType.DIRECTORY) {
                 boolean ro = (a & DosAttributes.READONLY) != 0;
                 int mode = ro ? cur.mode() & ~0222 : cur.mode() | ((cur.mode() & 0444) >> 1);
