@@ -9,12 +9,14 @@
 # gateway's rdmagate_nfs4_server_side_copy_bytes_total, not sent over the wire; cp-reflink: cp
 # --reflink=auto copies correctly whether or not the backend clones (CLONE, else COPY); user-xattrs:
 # setfattr/getfattr's calls (SETXATTR, GETXATTR, LISTXATTRS, REMOVEXATTR) with their errors, and a
-# file left with user.origin for the host to find. One "RESULT LABEL/check" line per check.
+# file left with user.origin for the host to find; nfs4-acl: the system.nfs4_acl the kernel client
+# shows is the mode's (OWNER@, GROUP@, EVERYONE@), and setting one sets the mode (the acl attribute,
+# an NFSv4.1 one; the host checks the file's mode). One "RESULT LABEL/check" line per check.
 nfs42_features() {                          # nfs42_features LABEL DIR METRICS_URL
     local label=$1 dir=$2 url=${3:-} line name verdict detail
     while IFS='|' read -r name verdict detail; do
         result "$label/$name" "$verdict" "$detail"
-    done < <(python3 - "$dir" "$label" "$url" <<'PY' 2>&1 | grep -E '^[a-z-]+\|(PASS|FAIL)\|'
+    done < <(python3 - "$dir" "$label" "$url" <<'PY' 2>&1 | grep -E '^[a-z0-9-]+\|(PASS|FAIL)\|'
 import errno, fcntl, hashlib, os, sys, urllib.request
 
 d, label, url = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -162,6 +164,34 @@ def xattrs():
     os.setxattr(p, "user.origin", f"guest-{label}".encode())
     return all(steps), f"create, get, list, EEXIST, replace, 2000-byte value, remove, ENODATA: {steps}"
 
+def nfs4_acl():
+    import struct
+    p = f"{d}/acl-{label}.txt"
+    with open(p, "w") as f:
+        f.write("acl\n")
+    os.chmod(p, 0o604)
+    def read_acl():
+        raw = os.getxattr(p, "system.nfs4_acl")
+        n, at, aces = struct.unpack_from(">I", raw, 0)[0], 4, []
+        for _ in range(n):
+            t, fl, m, ln = struct.unpack_from(">IIII", raw, at)
+            who = raw[at + 16:at + 16 + ln].decode()
+            at += 16 + (ln + 3) // 4 * 4
+            aces.append(("allow" if t == 0 else "deny") + f" {who} " + ("r" if m & 1 else "-")
+                        + ("w" if m & 2 else "-") + ("x" if m & 0x20 else "-"))
+        return aces
+    aces = read_acl()
+    want = ["allow OWNER@ rw-", "allow GROUP@ ---", "deny GROUP@ r--", "allow EVERYONE@ r--"]
+    def ace(t, flags, mask, who):
+        w = who.encode()
+        return struct.pack(">IIII", t, flags, mask, len(w)) + w + bytes((4 - len(w) % 4) % 4)
+    acl = struct.pack(">I", 3) + ace(0, 0, 0x1 | 0x2 | 0x4 | 0x20, "OWNER@") + ace(0, 0x40, 0x1 | 0x20, "GROUP@") \
+        + ace(1, 0, 0x1 | 0x2 | 0x4 | 0x20, "EVERYONE@")
+    os.setxattr(p, "system.nfs4_acl", acl)
+    after = read_acl()  # setting it dropped the client's ACL cache: this is the server's answer
+    want_after = ["allow OWNER@ rwx", "allow GROUP@ r-x", "allow EVERYONE@ ---"]
+    return aces == want and after == want_after, f"mode 0604 reads as {aces}; after setting one of 0750: {after}"
+
 run("sparse", sparse)
 run("punch-hole", punch)
 run("allocate", allocate)
@@ -169,6 +199,7 @@ run("copy-range", copy_range)
 run("cp-reflink", cp_reflink)
 run("clone", clone)
 run("user-xattrs", xattrs)
+run("nfs4-acl", nfs4_acl)
 PY
 )
 }

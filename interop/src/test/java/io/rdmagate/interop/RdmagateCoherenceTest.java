@@ -122,7 +122,8 @@ class RdmagateCoherenceTest {
                         "write-delegation-recalled", "sees-cifs-write",
                         "write", "namespace", "fcntl-nfs-lock-refused-to-cifs", "fcntl-nfs-unlock-frees-cifs",
                         "fcntl-cifs-lock-refused-to-nfs", "fcntl-cifs-unlock-frees-nfs", "blocked-lock-notified",
-                        "sparse", "punch-hole", "allocate", "copy-range", "cp-reflink", "clone", "user-xattrs", "unmount")) {
+                        "sparse", "punch-hole", "allocate", "copy-range", "cp-reflink", "clone", "user-xattrs", "nfs4-acl",
+                        "unmount")) {
                     expected.add("v42-" + proto + "/" + c);
                 }
                 for (String c : WORKLOAD) {
@@ -158,6 +159,9 @@ class RdmagateCoherenceTest {
                 xattrs.read("origin", origin);
                 assertEquals("guest-v42-" + proto, new String(origin.array(), 0, origin.position(),
                         java.nio.charset.StandardCharsets.UTF_8), "the xattr the guest set over NFSv4.2 is the host file's");
+                assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"),
+                        java.nio.file.Files.getPosixFilePermissions(dir.resolve("export").resolve("acl-v42-" + proto + ".txt")),
+                        "the ACL the guest set is the host file's mode");
             }
             assertEquals(0, gateway.stop(), gateway.log());
         }

@@ -478,6 +478,53 @@ class Nfs4Test {
     }
 
     @Test
+    void theAclSaysWhatTheModeGrantsAndSettingOneSetsTheMode() throws Exception {
+        byte[] fh;
+        try (Nfs3Client v3 = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {
+            fh = v3.create(Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT), "acl", 0604);
+        }
+        Reply r = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh))
+                .op(OP_GETATTR, e -> Nfs4TestClient.bitmap(e, Fattr4.ACL, Fattr4.ACLSUPPORT)).send();
+        skipSequence(r);
+        r.next(OP_PUTFH, NFS4_OK);
+        XdrDecoder v = Nfs4TestClient.fattr(r.next(OP_GETATTR, NFS4_OK), Fattr4.ACL, Fattr4.ACLSUPPORT);
+        List<String> aces = new ArrayList<>();
+        int n = Nfs4TestClient.read(v::readInt);
+        for (int i = 0; i < n; i++) {
+            int type = Nfs4TestClient.read(v::readInt);
+            Nfs4TestClient.read(v::readInt);
+            int mask = Nfs4TestClient.read(v::readInt);
+            String who = Nfs4TestClient.read(() -> v.readString(64));
+            aces.add((type == 0 ? "allow " : "deny ") + who + " " + ((mask & 1) != 0 ? "r" : "-")
+                    + ((mask & 2) != 0 ? "w" : "-") + ((mask & 0x20) != 0 ? "x" : "-"));
+        }
+        assertEquals(List.of("allow OWNER@ rw-", "allow GROUP@ ---", "deny GROUP@ r--", "allow EVERYONE@ r--"), aces,
+                "mode 0604: the group, though everyone may read, may not");
+        assertEquals(3, (int) Nfs4TestClient.read(v::readInt), "ACL4_SUPPORT_ALLOW_ACL | ACL4_SUPPORT_DENY_ACL");
+
+        Reply set = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_SETATTR, e -> {
+            stateid(e, 0, new byte[12]);
+            Nfs4TestClient.bitmap(e, Fattr4.ACL);
+            e.writeOpaque(Nfs3Client.encode(a -> {
+                a.writeInt(3);
+                a.writeInt(0).writeInt(0).writeInt(0x1 | 0x2 | 0x20).writeString("OWNER@");
+                a.writeInt(0).writeInt(0x40).writeInt(0x1 | 0x20).writeString("GROUP@");
+                a.writeInt(1).writeInt(0).writeInt(0x1 | 0x2 | 0x20).writeString("EVERYONE@");
+            }));
+        }).send();
+        assertEquals(NFS4_OK, set.status);
+        try (Nfs3Client v3 = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {
+            assertEquals(0750, v3.getattr(fh).mode() & 07777, "the ACL's classes became the mode");
+        }
+        Reply named = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_SETATTR, e -> {
+            stateid(e, 0, new byte[12]);
+            Nfs4TestClient.bitmap(e, Fattr4.ACL);
+            e.writeOpaque(Nfs3Client.encode(a -> a.writeInt(1).writeInt(0).writeInt(0).writeInt(1).writeString("alice@example.org")));
+        }).send();
+        assertEquals(NFS4ERR_INVAL, named.status, "a named user's ACE has no mode bits");
+    }
+
+    @Test
     void verifyAndNverifyCompareTheAttributesAsGetattrReportsThem() throws Exception {
         byte[] size = Nfs3Client.encode(v -> v.writeHyper(0));
         try (Nfs3Client v3 = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {

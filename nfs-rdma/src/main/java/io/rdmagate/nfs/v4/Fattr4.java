@@ -32,6 +32,7 @@ public final class Fattr4 {
     public static final int UNIQUE_HANDLES = 9;
     public static final int LEASE_TIME = 10;
     public static final int RDATTR_ERROR = 11;
+    public static final int ACL = 12;
     public static final int ACLSUPPORT = 13;
     public static final int CASE_INSENSITIVE = 16;
     public static final int CASE_PRESERVING = 17;
@@ -80,7 +81,7 @@ public final class Fattr4 {
     public static final int MAX_BITMAP_WORDS = 8;
 
     static final int[] SUPPORTED = bitmap(SUPPORTED_ATTRS, TYPE, FH_EXPIRE_TYPE, CHANGE, SIZE, LINK_SUPPORT,
-            SYMLINK_SUPPORT, NAMED_ATTR, FSID, UNIQUE_HANDLES, LEASE_TIME, RDATTR_ERROR, ACLSUPPORT, CASE_INSENSITIVE,
+            SYMLINK_SUPPORT, NAMED_ATTR, FSID, UNIQUE_HANDLES, LEASE_TIME, RDATTR_ERROR, ACL, ACLSUPPORT, CASE_INSENSITIVE,
             CASE_PRESERVING, CHOWN_RESTRICTED, FILEHANDLE, FILEID, FILES_AVAIL, FILES_FREE, FILES_TOTAL, HOMOGENEOUS,
             MAXFILESIZE, MAXLINK, MAXNAME, MAXREAD, MAXWRITE, MODE, NO_TRUNC, NUMLINKS, OWNER, OWNER_GROUP, RAWDEV,
             SPACE_AVAIL, SPACE_FREE, SPACE_TOTAL, SPACE_USED, TIME_ACCESS, TIME_CREATE, TIME_DELTA, TIME_METADATA,
@@ -90,7 +91,7 @@ public final class Fattr4 {
     static final int[] SUPPORTED_42 = or(SUPPORTED, bitmap(CLONE_BLKSIZE, CHANGE_ATTR_TYPE, XATTR_SUPPORT));
 
     /** What SETATTR, CREATE and OPEN may set (§5.6 "writable" attributes this server stores). */
-    static final int[] SETTABLE = bitmap(SIZE, MODE, OWNER, OWNER_GROUP, TIME_ACCESS_SET, TIME_MODIFY_SET);
+    static final int[] SETTABLE = bitmap(SIZE, ACL, MODE, OWNER, OWNER_GROUP, TIME_ACCESS_SET, TIME_MODIFY_SET);
 
     /** statvfs of an object's filesystem, asked only when a space or files attribute is wanted. */
     @FunctionalInterface
@@ -166,8 +167,15 @@ public final class Fattr4 {
         return b;
     }
 
-    /** Attributes a client asked to set: the vfs's form and the bitmap of what was asked. */
-    public record Settable(io.rdmagate.vfs.SetAttributes attributes, int[] bitmap) {
+    /**
+     * Attributes a client asked to set: the vfs's form and the bitmap of what was asked. With
+     * {@code modeFromAcl}, the mode is an ACL's rwx bits (0777): SETATTR keeps the file's setuid,
+     * setgid and sticky bits beside them.
+     */
+    public record Settable(io.rdmagate.vfs.SetAttributes attributes, int[] bitmap, boolean modeFromAcl) {
+        public Settable(io.rdmagate.vfs.SetAttributes attributes, int[] bitmap) {
+            this(attributes, bitmap, false);
+        }
     }
 
     /**
@@ -197,6 +205,12 @@ public final class Fattr4 {
                     }
                     s.size(size);
                 }
+                case ACL -> {
+                    if (isSet(b, MODE)) {
+                        throw new Nfs4Exception(NFS4ERR_INVAL, "mode and acl in one SETATTR");
+                    }
+                    s.mode(Acl4.readMode(v));
+                }
                 case MODE -> s.mode(v.readInt() & 07777);
                 case OWNER -> s.owner(ids.uid(v.readString(NFS4_OPAQUE_LIMIT)));
                 case OWNER_GROUP -> s.group(ids.gid(v.readString(NFS4_OPAQUE_LIMIT)));
@@ -208,7 +222,7 @@ public final class Fattr4 {
         if (v.hasRemaining()) {
             throw new XdrException(v.remaining() + " bytes after the attribute values");
         }
-        return new Settable(s, b);
+        return new Settable(s, b, isSet(b, ACL));
     }
 
     /** settime4: SET_TO_SERVER_TIME4 (0) or SET_TO_CLIENT_TIME4 (1) and an nfstime4. */
@@ -259,7 +273,8 @@ public final class Fattr4 {
                 }
                 case LEASE_TIME -> out.writeInt((int) server.options().lease().toSeconds());
                 case RDATTR_ERROR -> out.writeInt(NFS4_OK);
-                case ACLSUPPORT -> out.writeInt(0);
+                case ACL -> Acl4.write(out, a.mode(), a.type());
+                case ACLSUPPORT -> out.writeInt(Acl4.ACL4_SUPPORT_ALLOW_ACL | Acl4.ACL4_SUPPORT_DENY_ACL);
                 case CASE_INSENSITIVE -> out.writeBool(s.caseInsensitive());
                 case FILEHANDLE -> out.writeOpaque(s.filehandle());
                 case FILEID -> out.writeHyper(a.fileId());

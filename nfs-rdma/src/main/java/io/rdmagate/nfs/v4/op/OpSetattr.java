@@ -44,6 +44,9 @@ public final class OpSetattr extends Nfs4Op {
         }
         int use = t.begin(Conflict.WRITE, c.breaker()); // as NFSv3 SETATTR: SMB opens may deny it, SMB caching is recalled
         try {
+            if (s.modeFromAcl()) { // an ACL says rwx only: the setuid, setgid and sticky bits stay
+                s.attributes().mode((t.fs().getattr(t.handle()).mode() & 07000) | s.attributes().mode());
+            }
             t.fs().setattr(caller, t.handle(), s.attributes());
         } finally {
             t.end(use);
