@@ -26,7 +26,7 @@ final class Operations {
             new OpOpenDowngrade(), new OpLock(), new OpLockt(), new OpLocku(), new OpBindConnToSession(),
             new OpBackchannelCtl(), OpVerify.verify(), OpVerify.nverify(), new OpDelegreturn(),
             // NFSv4.2
-            new OpSeek(), new OpAllocate(), new OpDeallocate(), new OpReadPlus(), new OpCopy(), new OpClone(),
+            new OpSeek(), OpAllocate.allocate(), OpAllocate.deallocate(), new OpReadPlus(), new OpCopy(), new OpClone(),
             OpOffload.status(), OpOffload.cancel(), new OpIoAdvise(), new OpGetxattr(), new OpSetxattr(),
             new OpListxattrs(), new OpRemovexattr(),
         }) {

@@ -9,9 +9,11 @@ import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.state.Delegations;
 import io.rdmagate.nfs.v4.state.OpenState;
 import io.rdmagate.nfs.v4.state.Stateid;
+import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.FileAttributes;
 import io.rdmagate.vfs.FileType;
 import io.rdmagate.vfs.VfsException;
+import io.rdmagate.vfs.state.Conflict;
 
 /**
  * What the operations on a file's data (WRITE, and NFSv4.2's ALLOCATE, DEALLOCATE, COPY, CLONE,
@@ -31,12 +33,17 @@ final class DataAccess {
         return a;
     }
 
+    /** COPY's and CLONE's two files and the caller that reads the one and writes the other. */
+    record Pair(Target src, Target dst, Caller caller) {
+    }
+
     /**
      * The two files of COPY and CLONE (RFC 7862 §15.2.3, §15.13.3): the source is the saved
      * filehandle, the destination the current one; both regular files (NFS4ERR_WRONG_TYPE) of one
-     * export (NFS4ERR_XDEV).
+     * export (NFS4ERR_XDEV); the source's stateid must allow reading it, the destination's writing.
      */
-    static Target[] sourceAndDestination(Compound c) throws Nfs4Exception, VfsException {
+    static Pair sourceAndDestination(Compound c, Stateid srcStateid, Stateid dstStateid)
+            throws Nfs4Exception, VfsException {
         Fh4 saved;
         try {
             saved = c.saved();
@@ -53,7 +60,41 @@ final class DataAccess {
         }
         regular(src, NFS4ERR_WRONG_TYPE);
         regular(dst, NFS4ERR_WRONG_TYPE);
-        return new Target[] {src, dst};
+        Caller caller = c.reader(src);
+        c.writer(dst);
+        OpRead.checkStateid(c, srcStateid, src);
+        checkWriteStateid(c, dstStateid, dst);
+        return new Pair(src, dst, caller);
+    }
+
+    /** What the backend does with both files. */
+    interface Transfer {
+        long run() throws VfsException;
+    }
+
+    /**
+     * Runs {@code t} once others' caching is recalled: write caching of the source (its bytes are
+     * read), any of the destination (it changes). Returns what {@code t} returned.
+     */
+    static long recalled(Compound c, Pair p, Transfer t) throws VfsException {
+        int reading = p.src().begin(Conflict.READ, c.breaker());
+        try {
+            int writing = p.dst().begin(Conflict.WRITE, c.breaker());
+            try {
+                return t.run();
+            } finally {
+                p.dst().end(writing);
+            }
+        } finally {
+            p.src().end(reading);
+        }
+    }
+
+    /** Source and destination ranges of one file that overlap: NFS4ERR_INVAL. */
+    static void checkOverlap(Pair p, long srcOffset, long dstOffset, long length) throws Nfs4Exception {
+        if (p.src().handle().equals(p.dst().handle()) && srcOffset < dstOffset + length && dstOffset < srcOffset + length) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "source and destination ranges overlap");
+        }
     }
 
     /**

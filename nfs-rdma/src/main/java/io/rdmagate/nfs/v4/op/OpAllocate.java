@@ -14,14 +14,28 @@ import io.rdmagate.vfs.VfsException;
 import io.rdmagate.vfs.state.Conflict;
 
 /**
- * RFC 7862 §15.1 ALLOCATE: args stateid, offset, length; no resok. Reserves the range's storage
- * ({@code fallocate}), growing the file when the range reaches past its end, so later writes there
- * cannot run out of space. The stateid must allow writing; others' caching of the file is recalled
- * first, as for WRITE.
+ * RFC 7862 §15.1 ALLOCATE and §15.4 DEALLOCATE: args stateid, offset, length; no resok.
+ *
+ * <p>ALLOCATE reserves the range's storage ({@code fallocate}), growing the file when the range
+ * reaches past its end, so later writes there cannot run out of space. DEALLOCATE punches a hole:
+ * the range's storage is freed ({@code fallocate PUNCH_HOLE|KEEP_SIZE}), it reads as zeroes, and the
+ * size stays. The stateid must allow writing; others' caching of the file is recalled first, as
+ * for WRITE.
  */
 public final class OpAllocate extends Nfs4Op {
-    public OpAllocate() {
-        super(OP_ALLOCATE, "ALLOCATE");
+    private final boolean reserve;
+
+    private OpAllocate(int number, String name, boolean reserve) {
+        super(number, name);
+        this.reserve = reserve;
+    }
+
+    public static OpAllocate allocate() {
+        return new OpAllocate(OP_ALLOCATE, "ALLOCATE", true);
+    }
+
+    public static OpAllocate deallocate() {
+        return new OpAllocate(OP_DEALLOCATE, "DEALLOCATE", false);
     }
 
     @Override
@@ -37,7 +51,11 @@ public final class OpAllocate extends Nfs4Op {
         DataAccess.checkRange(offset, length);
         int use = t.begin(Conflict.WRITE, c.breaker());
         try {
-            t.fs().allocate(caller, t.handle(), offset, length);
+            if (reserve) {
+                t.fs().allocate(caller, t.handle(), offset, length);
+            } else {
+                t.fs().deallocate(caller, t.handle(), offset, length);
+            }
         } finally {
             t.end(use);
         }

@@ -2,16 +2,13 @@ package io.rdmagate.nfs.v4.op;
 
 import static io.rdmagate.nfs.v4.Nfs4.*;
 
-import io.rdmagate.nfs.NfsExports.Target;
 import io.rdmagate.nfs.v4.Compound;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
 import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
-import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.VfsException;
-import io.rdmagate.vfs.state.Conflict;
 
 /**
  * RFC 7862 §15.13 CLONE: args source and destination stateids, source and destination offsets,
@@ -34,14 +31,8 @@ public final class OpClone extends Nfs4Op {
         long srcOffset = in.readHyper();
         long dstOffset = in.readHyper();
         long count = in.readHyper();
-        Target[] files = DataAccess.sourceAndDestination(c);
-        Target src = files[0];
-        Target dst = files[1];
-        Caller caller = c.reader(src);
-        c.writer(dst);
-        OpRead.checkStateid(c, srcStateid, src);
-        DataAccess.checkWriteStateid(c, dstStateid, dst);
-        long size = src.fs().getattr(src.handle()).size();
+        DataAccess.Pair p = DataAccess.sourceAndDestination(c, srcStateid, dstStateid);
+        long size = p.src().fs().getattr(p.src().handle()).size();
         if (srcOffset < 0 || srcOffset > size || count < 0 || (count != 0 && srcOffset + count > size)) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "clone of " + Long.toUnsignedString(count) + " bytes from "
                     + Long.toUnsignedString(srcOffset) + " of a source of " + size);
@@ -50,20 +41,11 @@ public final class OpClone extends Nfs4Op {
         if (dstOffset < 0 || dstOffset + length < 0) {
             throw new Nfs4Exception(NFS4ERR_FBIG, "clone beyond 2^63-1");
         }
-        if (src.handle().equals(dst.handle()) && srcOffset < dstOffset + length && dstOffset < srcOffset + length) {
-            throw new Nfs4Exception(NFS4ERR_INVAL, "source and destination ranges overlap");
-        }
-        int reading = src.begin(Conflict.READ, c.breaker());
-        try {
-            int writing = dst.begin(Conflict.WRITE, c.breaker());
-            try {
-                dst.fs().clone(caller, src.handle(), srcOffset, dst.handle(), dstOffset, count);
-            } finally {
-                dst.end(writing);
-            }
-        } finally {
-            src.end(reading);
-        }
+        DataAccess.checkOverlap(p, srcOffset, dstOffset, length);
+        DataAccess.recalled(c, p, () -> {
+            p.dst().fs().clone(p.caller(), p.src().handle(), srcOffset, p.dst().handle(), dstOffset, count);
+            return length;
+        });
         c.server().clonedBytes().add(length);
     }
 }

@@ -2,7 +2,6 @@ package io.rdmagate.nfs.v4.op;
 
 import static io.rdmagate.nfs.v4.Nfs4.*;
 
-import io.rdmagate.nfs.NfsExports.Target;
 import io.rdmagate.nfs.v4.Compound;
 import io.rdmagate.nfs.v4.Nfs4Exception;
 import io.rdmagate.nfs.v4.Nfs4Op;
@@ -10,9 +9,7 @@ import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
-import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.VfsException;
-import io.rdmagate.vfs.state.Conflict;
 
 /**
  * RFC 7862 §15.2 COPY, intra-server: args source and destination stateids, source and destination
@@ -47,14 +44,8 @@ public final class OpCopy extends Nfs4Op {
         if (in.readInt() != 0) {
             throw new Nfs4Exception(NFS4ERR_NOTSUPP, "COPY from another server");
         }
-        Target[] files = DataAccess.sourceAndDestination(c);
-        Target src = files[0];
-        Target dst = files[1];
-        Caller caller = c.reader(src);
-        c.writer(dst);
-        OpRead.checkStateid(c, srcStateid, src);
-        DataAccess.checkWriteStateid(c, dstStateid, dst);
-        long size = src.fs().getattr(src.handle()).size();
+        DataAccess.Pair p = DataAccess.sourceAndDestination(c, srcStateid, dstStateid);
+        long size = p.src().fs().getattr(p.src().handle()).size();
         long length = count == 0 ? size - srcOffset : count;
         if (srcOffset < 0 || srcOffset > size || length < 0 || srcOffset + length > size) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "copy of " + Long.toUnsignedString(count) + " bytes from "
@@ -63,30 +54,16 @@ public final class OpCopy extends Nfs4Op {
         if (dstOffset < 0 || dstOffset + length < 0) {
             throw new Nfs4Exception(NFS4ERR_FBIG, "copy beyond 2^63-1");
         }
-        if (src.handle().equals(dst.handle()) && srcOffset < dstOffset + length && dstOffset < srcOffset + length) {
-            throw new Nfs4Exception(NFS4ERR_INVAL, "source and destination ranges overlap");
-        }
-        length = Math.min(length, c.server().options().maxCopy());
-        long copied = 0;
-        if (length > 0) {
-            int reading = src.begin(Conflict.READ, c.breaker());
-            try {
-                int writing = dst.begin(Conflict.WRITE, c.breaker());
-                try {
-                    copied = dst.fs().copy(caller, src.handle(), srcOffset, dst.handle(), dstOffset, length);
-                } finally {
-                    dst.end(writing);
-                }
-            } finally {
-                src.end(reading);
-            }
-            c.server().copiedBytes().add(copied);
-        }
+        DataAccess.checkOverlap(p, srcOffset, dstOffset, length);
+        long chunk = Math.min(length, c.server().options().maxCopy());
+        long copied = chunk == 0 ? 0 : DataAccess.recalled(c, p,
+                () -> p.dst().fs().copy(p.caller(), p.src().handle(), srcOffset, p.dst().handle(), dstOffset, chunk));
+        c.server().copiedBytes().add(copied);
         XdrEncoder out = c.out();
         out.writeInt(0); // wr_callback_id<1>: none, the copy is done
         out.writeHyper(copied);
         out.writeInt(0); // UNSTABLE4: the client COMMITs as after WRITE
-        out.writeHyper(dst.fs().writeVerifier());
+        out.writeHyper(p.dst().fs().writeVerifier());
         out.writeBool(true); // cr_consecutive
         out.writeBool(true); // cr_synchronous
     }

@@ -78,19 +78,30 @@ public final class OpRead extends Nfs4Op {
             out.writeBool(eof);
             if (data == null) {
                 out.writeInt(0);
-            } else if (!out.hasPayload()) {
-                out.writePayload(data); // the reply owns it now
-                data = null;
-            } else {
-                byte[] copy = new byte[n];
-                java.lang.foreign.MemorySegment.ofArray(copy).copyFrom(data.segment().asSlice(0, n));
-                out.writeOpaque(copy);
+            } else if (writeData(out, data)) {
+                data = null; // the reply owns it now
             }
         } finally {
             if (data != null) {
                 data.release();
             }
         }
+    }
+
+    /**
+     * Writes {@code data} as an opaque: the message's DDP-eligible payload when it has none yet (the
+     * reply then owns the memory: returns true), else copied inline (a message carries one payload).
+     */
+    static boolean writeData(XdrEncoder out, IoMemory data) {
+        if (!out.hasPayload()) {
+            out.writePayload(data);
+            return true;
+        }
+        int n = (int) data.length();
+        byte[] copy = new byte[n];
+        java.lang.foreign.MemorySegment.ofArray(copy).copyFrom(data.segment().asSlice(0, n));
+        out.writeOpaque(copy);
+        return false;
     }
 
     static IoMemory read(Compound c, Target t, Caller caller, long offset, int count) throws VfsException {

@@ -82,13 +82,8 @@ public final class OpReadPlus extends Nfs4Op {
                 int n = (int) bytes.length();
                 out.writeInt(NFS4_CONTENT_DATA);
                 out.writeHyper(reached);
-                if (!out.hasPayload()) {
-                    out.writePayload(bytes); // the reply owns it now
-                    bytes = null;
-                } else {
-                    byte[] copy = new byte[n];
-                    java.lang.foreign.MemorySegment.ofArray(copy).copyFrom(bytes.segment().asSlice(0, n));
-                    out.writeOpaque(copy);
+                if (OpRead.writeData(out, bytes)) {
+                    bytes = null; // the reply owns it now
                 }
                 segments++;
                 reached += n;
