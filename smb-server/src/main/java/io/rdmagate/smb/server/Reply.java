@@ -26,6 +26,11 @@ public final class Reply {
     public SmbSession signWith;
     /** Async form: the interim STATUS_PENDING response goes out now, the final one later. */
     long asyncId;
+    /**
+     * The client memory token the response invalidates at the client (SMB Direct Send with
+     * Invalidate, asked by SMB2_CHANNEL_RDMA_V1_INVALIDATE), or -1.
+     */
+    public long invalidateToken = -1;
     /** Called with the finished message (header written, signed) before it is sent: preauth hashing. */
     public java.util.function.Consumer<ByteBuffer> afterBuild;
 

@@ -1,11 +1,5 @@
 package io.rdmagate.smb.server;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.mssmb2.Smb2Command;
 import io.rdmagate.smb.mssmb2.Smb2Compound;
@@ -18,6 +12,8 @@ import io.rdmagate.smb.mssmb2.Wire;
 import io.rdmagate.smb.mssmb2.crypto.PreauthIntegrity;
 import io.rdmagate.smb.mssmb2.crypto.Smb2Cipher;
 import io.rdmagate.smb.mssmb2.crypto.Smb2Signer;
+import io.rdmagate.smb.server.transport.Receiver;
+import io.rdmagate.smb.server.transport.SmbTransport;
 import io.rdmagate.vfs.VfsException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -36,21 +32,22 @@ import org.slf4j.LoggerFactory;
 /**
  * One client connection (MS-SMB2 3.3.1.7) and its request processing.
  *
- * <p>Operation: the event loop hands each NetBIOS frame to {@link #channelRead}, which starts a
- * virtual thread for it (reading pauses while {@code maxInFlight} frames are in progress). The
+ * <p>Operation: the transport (Direct TCP or SMB Direct) hands each message to {@link #received},
+ * which starts a virtual thread for it (receiving pauses while {@code maxInFlight} are in
+ * progress). The
  * thread decrypts a transform message (3.3.5.2.1), splits the compound (3.3.5.2.7), and for each
  * message checks the session (3.3.5.2.9), the signature (3.3.5.2.4), encryption requirements and
  * the tree (3.3.5.2.11), runs the command's handler, and writes the response header with the
  * credits granted. The responses of one compound go out in one frame, each signed (3.3.4.1.1),
- * the whole encrypted when the session or share asks (3.3.4.1.4). A READ payload is its own buffer
- * in the outgoing composite and is released when Netty has written it.
+ * the whole encrypted when the session or share asks (3.3.4.1.4), and go to the transport with a
+ * READ's payload as a buffer of its own, released once the transport has sent it.
  */
-public final class SmbConnection extends ChannelInboundHandlerAdapter {
+public final class SmbConnection implements Receiver {
     private static final Logger log = LoggerFactory.getLogger(SmbConnection.class);
     private static final int MAX_COMPOUND = 64;
 
     final SmbServer server;
-    private volatile Channel channel;
+    private final SmbTransport transport;
     private InetAddress client;
     private InetSocketAddress local;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -78,8 +75,14 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
     volatile long lastRequestNanos = System.nanoTime();
     private final AtomicLong nextAsyncId = new AtomicLong(1);
 
-    SmbConnection(SmbServer server) {
+    public SmbConnection(SmbServer server, SmbTransport transport) {
         this.server = server;
+        this.transport = transport;
+    }
+
+    /** The wire under this connection: Direct TCP or SMB Direct. */
+    public SmbTransport transport() {
+        return transport;
     }
 
     public InetAddress client() {
@@ -131,7 +134,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
 
     /** Whether the transport is still up (its loss may not have been handled yet). */
     boolean isOpen() {
-        return channel != null && channel.isActive();
+        return transport.isOpen();
     }
 
     /**
@@ -148,41 +151,42 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        channel = ctx.channel();
-        InetSocketAddress r = (InetSocketAddress) channel.remoteAddress();
+    public void opened() {
+        InetSocketAddress r = transport.remoteAddress();
         client = r.getAddress();
-        local = (InetSocketAddress) channel.localAddress();
+        local = transport.localAddress();
         memory = server.config().pool().account("smb:" + r.getAddress().getHostAddress() + ":" + r.getPort());
-        server.metrics().connectionOpened();
-        ctx.fireChannelActive();
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ByteBuf frame = (ByteBuf) msg;
+    public boolean authenticated() {
+        return authenticated;
+    }
+
+    @Override
+    public void received(ByteBuffer message, Runnable release) {
         lastRequestNanos = System.nanoTime();
         if (inFlight.incrementAndGet() >= server.config().maxInFlight()) {
-            channel.config().setAutoRead(false);
+            transport.pauseReceiving(true);
         }
         Thread.ofVirtual().name("smb-" + client.getHostAddress()).start(() -> {
             try {
-                process(frame);
+                process(message);
             } catch (RuntimeException e) {
                 server.internalError();
                 log.error("closing {}: request processing failed", client, e);
-                channel.close();
+                transport.disconnect();
             } finally {
-                frame.release();
-                if (inFlight.decrementAndGet() < server.config().maxInFlight() && !channel.config().isAutoRead()) {
-                    channel.config().setAutoRead(true);
+                release.run();
+                if (inFlight.decrementAndGet() < server.config().maxInFlight()) {
+                    transport.pauseReceiving(false);
                 }
             }
         });
     }
 
     @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
+    public void closed() {
         for (AsyncOp op : async.values()) {
             op.cancel.run();
         }
@@ -190,14 +194,6 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
         for (SmbSession s : List.copyOf(sessions.values())) {
             endPrevious(s); // MS-SMB2 3.3.7.1: durable opens wait for their client; once per session
         }
-        server.metrics().connectionClosed();
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("closing {}: {}", client, cause.toString());
-        ctx.close();
     }
 
     /**
@@ -211,11 +207,10 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
 
     void close(String why) {
         log.info("closing SMB connection from {}: {}", client, why);
-        channel.close();
+        transport.disconnect();
     }
 
-    private void process(ByteBuf frame) {
-        ByteBuffer nio = frame.nioBuffer().slice().order(ByteOrder.LITTLE_ENDIAN);
+    private void process(ByteBuffer nio) {
         if (nio.limit() >= 4 && nio.getInt(0) == 0x424D53FF) {
             Smb1Negotiate.handle(this, nio);
             return;
@@ -439,7 +434,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
                 ByteBuffer padded = ByteBuffer.allocate(Wire.align8(len)).order(ByteOrder.LITTLE_ENDIAN);
                 padded.put(msg.duplicate());
                 if (payload != null) {
-                    server.config().copies().add("tcp", payload.remaining());
+                    server.config().copies().add(transport.kind(), payload.remaining());
                     paddedPayload += payload.remaining();
                     padded.put(payload.duplicate());
                     c.reply.releasePayload();
@@ -485,58 +480,34 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
             }
             // Smb2Cipher.encrypt gathers the plaintext into an array, seals it into another and places
             // that in the message: three copies of the payload before write() gathers it once more
-            server.config().copies().add("tcp", 3 * sealedPayload);
+            server.config().copies().add(transport.kind(), 3 * sealedPayload);
             ByteBuffer sealed = encryptFor.encryptor.encrypt(encryptFor.id, all.toArray(new ByteBuffer[0]));
             if (tailPayload != null) {
                 tailPayload.release();
             }
-            write(List.of(sealed), null, sealedPayload);
+            transport.send(List.of(sealed), null, sealedPayload, invalidate(sent));
             return;
         }
-        write(parts, tailPayload, paddedPayload);
+        transport.send(parts, tailPayload, paddedPayload, invalidate(sent));
+    }
+
+    /** The client's memory token a response asks to invalidate (SMB2_CHANNEL_RDMA_V1_INVALIDATE), or -1. */
+    private static long invalidate(List<Ctx> sent) {
+        long token = -1;
+        for (Ctx c : sent) {
+            if (c.reply.invalidateToken >= 0) {
+                token = c.reply.invalidateToken;
+            }
+        }
+        return token;
     }
 
     private void write(List<ByteBuffer> parts, io.rdmagate.vfs.memory.IoMemory payload) {
         write(parts, payload, 0);
     }
 
-    /**
-     * Sends one NetBIOS frame: the header and {@code parts} gathered into one pooled direct buffer,
-     * then {@code payload} (a READ's data) as a component of its own, sent from where it lies.
-     *
-     * <p>Why gather the parts: the messages are built in heap buffers, and a socket channel copies
-     * any buffer that is not all direct into a new direct one before writing it (Netty's
-     * filterOutboundMessage, for epoll and NIO alike), so one heap part in the composite would have
-     * the whole frame, payload included, copied again. Copying the small headers once keeps the
-     * payload out of that copy. {@code payloadInParts} is how many payload bytes the parts carry
-     * (a sealed message, a READ's data that was not last in its compound): their gathering is a
-     * payload copy and is counted under "tcp".
-     */
     private void write(List<ByteBuffer> parts, io.rdmagate.vfs.memory.IoMemory payload, long payloadInParts) {
-        int partsLen = 0;
-        for (ByteBuffer p : parts) {
-            partsLen += p.remaining();
-        }
-        long payloadLen = payload == null ? 0 : payload.length();
-        long len = partsLen + payloadLen;
-        server.metrics().sent(len + 4);
-        if (payloadInParts > 0) {
-            server.config().copies().add("tcp", payloadInParts);
-        }
-        ByteBuf head = channel.alloc().directBuffer(4 + partsLen);
-        head.writeByte(0).writeMedium((int) len);
-        for (ByteBuffer p : parts) {
-            head.writeBytes(p.duplicate());
-        }
-        if (payload == null) {
-            channel.writeAndFlush(head);
-            return;
-        }
-        CompositeByteBuf out = channel.alloc().compositeDirectBuffer(2);
-        out.addComponent(true, head);
-        out.addComponent(true, Unpooled.wrappedBuffer(payload.segment().asByteBuffer())); // direct: pool or mapped memory
-        assert out.isDirect() : "a heap component would have the transport copy the whole frame, payload included";
-        channel.writeAndFlush(out).addListener(f -> payload.release());
+        transport.send(parts, payload, payloadInParts);
     }
 
     /** Sends an SMB2 message built outside a request (SMB1 upgrade, async completions). */
@@ -563,7 +534,7 @@ public final class SmbConnection extends ChannelInboundHandlerAdapter {
 
     /** Whether it was sent (false: the connection is gone). */
     private boolean sendNotification(Open o, ByteBuffer msg) {
-        if (channel == null || !channel.isActive()) {
+        if (!transport.isOpen()) {
             return false;
         }
         SmbSession s = o.session;

@@ -66,23 +66,15 @@ public final class SmbMetrics {
     private final MeterRegistry registry;
     private final AtomicReferenceArray<Counter> requests = new AtomicReferenceArray<>(COMMANDS * STATUS_NAMES.length);
     private final AtomicReferenceArray<Timer> timers = new AtomicReferenceArray<>(COMMANDS);
-    private final Counter received;
-    private final Counter sent;
-    private final AtomicInteger open = new AtomicInteger();
-    private final Counter accepted;
+    private final io.rdmagate.smb.server.transport.TransportMeters tcp;
+    private final io.rdmagate.smb.server.transport.TransportMeters rdma;
     private final Counter oplockBreaks;
     private final Counter leaseBreaks;
 
     SmbMetrics(MeterRegistry registry, SmbServer server) {
         this.registry = registry;
-        received = Counter.builder("rdmagate.smb.bytes.received").description("SMB transport bytes received")
-                .tag("transport", "tcp").register(registry);
-        sent = Counter.builder("rdmagate.smb.bytes.sent").description("SMB transport bytes sent")
-                .tag("transport", "tcp").register(registry);
-        Gauge.builder("rdmagate.smb.connections", open, AtomicInteger::get).description("SMB connections open now")
-                .tag("transport", "tcp").strongReference(true).register(registry);
-        accepted = Counter.builder("rdmagate.smb.connections.accepted").description("SMB connections accepted")
-                .tag("transport", "tcp").register(registry);
+        tcp = new io.rdmagate.smb.server.transport.TransportMeters(registry, "tcp");
+        rdma = new io.rdmagate.smb.server.transport.TransportMeters(registry, "rdma");
         closedBy(registry, server, "evicted", SmbServer::evictedConnections);
         closedBy(registry, server, "handshake", SmbServer::handshakeTimeouts);
         closedBy(registry, server, "idle", SmbServer::idleClosed);
@@ -131,21 +123,9 @@ public final class SmbMetrics {
         counter.increment();
     }
 
-    void received(int bytes) {
-        received.increment(bytes);
-    }
-
-    void sent(long bytes) {
-        sent.increment(bytes);
-    }
-
-    void connectionOpened() {
-        open.incrementAndGet();
-        accepted.increment();
-    }
-
-    void connectionClosed() {
-        open.decrementAndGet();
+    /** The meters of transport {@code kind}: "tcp" or "rdma". */
+    public io.rdmagate.smb.server.transport.TransportMeters transport(String kind) {
+        return "rdma".equals(kind) ? rdma : tcp;
     }
 
     void oplockBreak() {

@@ -71,6 +71,7 @@ public final class SmbServer implements AutoCloseable {
                 return t;
             });
     private EventLoopGroup group;
+    private volatile io.rdmagate.smbdirect.SmbDirectServer smbDirect;
     private Channel listener;
     private io.rdmagate.gateway.spi.net.ConnectionLimiter limiter;
     private final java.util.concurrent.atomic.LongAdder handshakeTimeouts = new java.util.concurrent.atomic.LongAdder();
@@ -168,15 +169,19 @@ public final class SmbServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
-                        SmbConnection conn = new SmbConnection(SmbServer.this);
+                        io.rdmagate.smb.server.transport.TcpTransport transport =
+                                new io.rdmagate.smb.server.transport.TcpTransport(metrics.transport("tcp"), config.copies());
+                        SmbConnection conn = new SmbConnection(SmbServer.this, transport);
+                        transport.attach(conn);
                         ch.pipeline().addLast(limiter);
                         if (!config.sendTimeout().isZero()) {
                             ch.pipeline().addLast(new io.rdmagate.gateway.spi.net.SendDeadline(config.sendTimeout(),
                                     sendTimeouts::increment));
                         }
                         ch.pipeline().addLast(
-                                new NetBiosFrameDecoder(config.maxMessageSize(), config.maxHandshakeMessageSize(),
-                                        () -> conn.authenticated, metrics, config.copies()), conn);
+                                new io.rdmagate.smb.server.transport.NetBiosFrameDecoder(config.maxMessageSize(),
+                                        config.maxHandshakeMessageSize(), () -> conn.authenticated,
+                                        metrics.transport("tcp"), config.copies()), transport);
                         // a connection that never authenticates (silent, trickling, or stuck in SESSION_SETUP) ends
                         ch.eventLoop().schedule(() -> {
                             if (!conn.authenticated && ch.isActive()) {
@@ -191,6 +196,69 @@ public final class SmbServer implements AutoCloseable {
                 })
                 .bind(new InetSocketAddress(address, port)).sync().channel();
         log.info("SMB listening on {}", listener.localAddress());
+    }
+
+    /**
+     * Listens for SMB Direct (MS-SMBD) on {@code address} with the process's RDMA device and the
+     * pool of this server's configuration (which must be the one registered with {@code rdma}):
+     * each negotiated connection gets a request processor as a TCP connection does, and READ and
+     * WRITE may use the RDMA channel. RDMA transfers are bounded by the server's {@code maxIo}.
+     */
+    public io.rdmagate.smbdirect.SmbDirectServer listenSmbDirect(io.rdmagate.rdma.RdmaResources rdma,
+            io.rdmagate.smbdirect.SmbDirectOptions options, InetSocketAddress address)
+            throws io.rdmagate.rdma.RdmaException {
+        io.rdmagate.smbdirect.SmbDirectServer s = new io.rdmagate.smbdirect.SmbDirectServer(rdma, config.pool(),
+                config.copies(), options.withMaxReadWriteSize(Math.min(options.maxReadWriteSize(), config.maxIo())),
+                c -> new io.rdmagate.smb.server.transport.SmbDirectTransport(c, metrics.transport("rdma"), t -> {
+                    SmbConnection conn = new SmbConnection(this, t);
+                    watch(conn);
+                    return conn;
+                }));
+        try {
+            s.bind(address);
+        } catch (io.rdmagate.rdma.RdmaException | RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        smbDirect = s;
+        return s;
+    }
+
+    /** The SMB Direct listener, or null. */
+    public io.rdmagate.smbdirect.SmbDirectServer smbDirect() {
+        return smbDirect;
+    }
+
+    /**
+     * The handshake deadline and the idle check of a connection that has no event loop (SMB
+     * Direct), on the server's timer thread: the same rules as {@link #watchIdle} and the TCP
+     * pipeline's handshake deadline.
+     */
+    private void watch(SmbConnection conn) {
+        scavenger.schedule(() -> {
+            if (!conn.authenticated && conn.isOpen()) {
+                handshakeTimeouts.increment();
+                conn.close("no session authenticated within " + config.handshakeTimeout());
+            }
+        }, config.handshakeTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        long timeout = config.idleTimeout().toNanos();
+        if (timeout == 0) {
+            return;
+        }
+        long period = Math.max(timeout / 4, java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100));
+        java.util.concurrent.atomic.AtomicReference<java.util.concurrent.ScheduledFuture<?>> self =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        self.set(scavenger.scheduleAtFixedRate(() -> {
+            if (!conn.isOpen()) {
+                var f = self.get();
+                if (f != null) {
+                    f.cancel(false);
+                }
+            } else if (conn.idle(timeout)) {
+                idleClosed.increment();
+                conn.close("no open file and no request for " + config.idleTimeout());
+            }
+        }, period, period, java.util.concurrent.TimeUnit.NANOSECONDS));
     }
 
     /** Connections open now. */
@@ -430,6 +498,9 @@ public final class SmbServer implements AutoCloseable {
         }
         if (listener != null) {
             listener.close().awaitUninterruptibly();
+        }
+        if (smbDirect != null) {
+            smbDirect.close();
         }
         channels.close().awaitUninterruptibly();
         scavenger.shutdownNow();

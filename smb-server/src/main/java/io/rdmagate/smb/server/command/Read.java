@@ -15,7 +15,8 @@ import java.nio.ByteBuffer;
 
 /**
  * READ (MS-SMB2 3.3.5.12). The data is I/O memory from the vfs (a mapped region, or a pool buffer
- * the file was read into) and goes to the socket as its own buffer: no copy on the server.
+ * the file was read into) and goes to the socket as its own buffer, or, on SMB Direct with an RDMA
+ * channel, is RDMA-Written from there into the client's buffers: no copy on the server.
  */
 public final class Read implements Command {
     @Override
@@ -49,6 +50,13 @@ public final class Read implements Command {
             c.reply.length(16 + data.length);
             return;
         }
+        io.rdmagate.smb.server.transport.RdmaChannel rdma = null;
+        java.util.List<io.rdmagate.smbdirect.message.BufferDescriptor> into = null;
+        if (req.channel() != Smb2Read.CHANNEL_NONE) {
+            rdma = RdmaChannelInfo.channel(c);
+            into = RdmaChannelInfo.descriptors(c, rdma, req.channel(), req.channelInfoOffset(),
+                    req.channelInfoLength(), len);
+        }
         if (o.directory()) {
             throw new SmbException(NtStatus.INVALID_DEVICE_REQUEST, "READ of a directory");
         }
@@ -78,6 +86,13 @@ public final class Read implements Command {
             throw new SmbException(NtStatus.END_OF_FILE, "READ at " + req.offset());
         }
         o.position = req.offset() + m.length(); // MS-FSA 2.1.5.2: CurrentByteOffset follows the read
+        if (rdma != null) {
+            // 3.3.5.12: the data is RDMA-Written into the client's buffers ahead of the response
+            int n = (int) m.length();
+            rdma.write(into, m);
+            c.reply.length(Smb2Read.writeRdma(c.reply.body(16), n));
+            return;
+        }
         c.reply.length(Smb2Read.write(c.reply.body(16), (int) m.length()));
         c.reply.payload(m);
     }

@@ -28,11 +28,39 @@ public final class Write implements Command {
         return Needs.TREE;
     }
 
+    /**
+     * 3.3.5.13: the data is RDMA-Read from the client's buffers into pool memory (registered), and
+     * written to the file from there. A Read the client's buffers refuse ends the connection (the
+     * RDMA fault already did on iWARP).
+     */
+    private static IoMemory rdmaRead(Ctx c, io.rdmagate.smb.server.transport.RdmaChannel rdma,
+            java.util.List<io.rdmagate.smbdirect.message.BufferDescriptor> from, int length) throws SmbException {
+        if (length == 0) {
+            return IoMemory.lend(MemorySegment.NULL);
+        }
+        try {
+            return rdma.read(from, length, c.conn.memory()).join();
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+            c.reply.disconnect = true;
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "RDMA Read of the WRITE's data failed: " + e.getCause());
+        }
+    }
+
     @Override
     public void handle(Ctx c) throws SmbException, Smb2DecodeException, VfsException {
         Smb2Write.Request req = Smb2Write.decode(c.msg);
         Open o = c.open(req.fileId());
-        ByteBuffer data = c.msg.slice(req.dataOffset(), req.length());
+        io.rdmagate.smb.server.transport.RdmaChannel rdma = null;
+        java.util.List<io.rdmagate.smbdirect.message.BufferDescriptor> from = null;
+        if (req.rdma()) {
+            rdma = RdmaChannelInfo.channel(c);
+            from = RdmaChannelInfo.descriptors(c, rdma, req.channel(), req.channelInfoOffset(), req.channelInfoLength(),
+                    req.length());
+            if (o.pipe() != null) {
+                throw new SmbException(NtStatus.INVALID_PARAMETER, "WRITE to a pipe over an RDMA channel");
+            }
+        }
+        ByteBuffer data = rdma != null ? null : c.msg.slice(req.dataOffset(), req.length());
         if (o.pipe() != null) {
             o.pipe().write(data);
             c.reply.length(Smb2Write.write(c.reply.body(16), req.length()));
@@ -60,17 +88,19 @@ public final class Write implements Command {
         }
         c.server.oplocks().breakLevelII(o); // MS-FSA 2.1.5.4: a write breaks Level II oplocks to none
         IoMemory mem;
-        if (data.isDirect()) {
+        if (rdma != null) {
+            mem = rdmaRead(c, rdma, from, req.length());
+        } else if (data.isDirect()) {
             mem = IoMemory.lend(MemorySegment.ofBuffer(data));
         } else {
             mem = c.conn.memory().lease(Math.max(1, req.length()));
             mem.shrink(req.length());
             MemorySegment.copy(MemorySegment.ofBuffer(data), 0, mem.segment(), 0, req.length());
-            c.server.config().copies().add("tcp", req.length());
+            c.server.config().copies().add(c.conn.transport().kind(), req.length());
         }
-        if (c.encrypted()) {
+        if (c.encrypted() && rdma == null) {
             // Smb2Cipher.decrypt copied the ciphertext into an array and decrypted it into another
-            c.server.config().copies().add("tcp", 2L * req.length());
+            c.server.config().copies().add(c.conn.transport().kind(), 2L * req.length());
         }
         WriteResult r;
         try {

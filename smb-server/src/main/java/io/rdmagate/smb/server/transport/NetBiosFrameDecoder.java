@@ -1,4 +1,4 @@
-package io.rdmagate.smb.server;
+package io.rdmagate.smb.server.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -33,7 +33,7 @@ public final class NetBiosFrameDecoder extends ChannelInboundHandlerAdapter {
     private final int maxMessageSize;
     private final int maxHandshakeMessageSize;
     private final java.util.function.BooleanSupplier authenticated;
-    private final SmbMetrics metrics;
+    private final TransportMeters metrics;
     private final LongAdder copied;
     private int headerBytes;
     private int header;
@@ -42,7 +42,7 @@ public final class NetBiosFrameDecoder extends ChannelInboundHandlerAdapter {
     private boolean refused;
 
     public NetBiosFrameDecoder(int maxMessageSize, int maxHandshakeMessageSize,
-            java.util.function.BooleanSupplier authenticated, SmbMetrics metrics, PayloadCopies copies) {
+            java.util.function.BooleanSupplier authenticated, TransportMeters metrics, PayloadCopies copies) {
         this.maxMessageSize = maxMessageSize;
         this.maxHandshakeMessageSize = maxHandshakeMessageSize;
         this.authenticated = authenticated;
