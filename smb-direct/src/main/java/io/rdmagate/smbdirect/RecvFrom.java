@@ -27,12 +27,17 @@ final class RecvFrom {
     private IoMemory reassembly;
     private long reassemblyTotal;
     private long reassembled;
+    /** Set by {@link #close}: a completion still delivered after it leases nothing. */
+    private boolean closed;
 
     RecvFrom(SmbDirectConnection conn) {
         this.conn = conn;
     }
 
-    void completed(WorkCompletion wc) {
+    synchronized void completed(WorkCompletion wc) {
+        if (closed) {
+            return;
+        }
         if (!wc.ok()) {
             if (wc.status() != WcStatus.WR_FLUSH_ERROR) {
                 conn.close("receive completion " + wc.status());
@@ -112,8 +117,13 @@ final class RecvFrom {
         }
     }
 
-    /** Releases a message left half reassembled by a connection that ended. */
-    void close() {
+    /**
+     * Releases a message left half reassembled by a connection that ended. Synchronized with
+     * {@link #completed}: a completion the provider is still delivering either finishes first or
+     * finds the receive side closed.
+     */
+    synchronized void close() {
+        closed = true;
         IoMemory r = reassembly;
         reassembly = null;
         if (r != null) {

@@ -271,11 +271,23 @@ public final class SmbDirectConnection {
     }
 
     void onRecvCompletion(WorkCompletion wc) {
-        recvFrom.completed(wc);
+        try {
+            recvFrom.completed(wc);
+        } catch (RuntimeException e) {
+            server.internalError();
+            LOG.error("SMB Direct connection {}: receive processing failed", id, e);
+            close("receive processing failed: " + e);
+        }
     }
 
     void onSendCompletion(WorkCompletion wc) {
-        sendQueue.completed(wc);
+        try {
+            sendQueue.completed(wc);
+        } catch (RuntimeException e) {
+            server.internalError();
+            LOG.error("SMB Direct connection {}: send completion failed", id, e);
+            close("send completion failed: " + e);
+        }
     }
 
     /**

@@ -53,6 +53,7 @@ public final class SmbDirectServer implements AutoCloseable {
     private final LongAdder negotiateTimeouts = new LongAdder();
     private final LongAdder refusedNegotiations = new LongAdder();
     private final LongAdder rdmaReadBytes = new LongAdder();
+    private final LongAdder internalErrors = new LongAdder();
     private final LongAdder rdmaWriteBytes = new LongAdder();
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "smbd-timers");
@@ -131,6 +132,15 @@ public final class SmbDirectServer implements AutoCloseable {
     /** Bytes RDMA-Written to clients (READ data). */
     public LongAdder rdmaWriteBytes() {
         return rdmaWriteBytes;
+    }
+
+    /** Completions whose processing threw: a defect, which the fuzz campaign asserts never happens. */
+    public long internalErrors() {
+        return internalErrors.sum();
+    }
+
+    void internalError() {
+        internalErrors.increment();
     }
 
     void negotiateTimedOut() {

@@ -226,6 +226,27 @@ public final class SmbDirectClient implements AutoCloseable {
         return pd.register(arena.allocate(size, 4096), EnumSet.allOf(Access.class));
     }
 
+    private boolean serverLow() {
+        synchronized (credits) {
+            return grantedToServer <= RECEIVES / 4 && posted > grantedToServer;
+        }
+    }
+
+    /** Sends empty messages while the server runs low; checks once more after letting go, so no grant is lost. */
+    private void grantCredits() {
+        do {
+            try {
+                while (serverLow() && !ended.isDone()) {
+                    sendMessage(new byte[0], 0);
+                }
+            } catch (Exception e) {
+                ended.complete("credit grant: " + e);
+            } finally {
+                grantPending.set(false);
+            }
+        } while (serverLow() && !ended.isDone() && grantPending.compareAndSet(false, true));
+    }
+
     private void onSend(WorkCompletion wc) {
         if (!wc.ok()) {
             ended.complete("send " + wc.status());
@@ -290,21 +311,9 @@ public final class SmbDirectClient implements AutoCloseable {
                 }
             });
         }
-        boolean low;
-        synchronized (credits) {
-            low = grantedToServer <= RECEIVES / 4;
-        }
-        if (low && grantPending.compareAndSet(false, true)) {
+        if (serverLow() && grantPending.compareAndSet(false, true)) {
             // as Linux cifs does: the server is running out of credits and we may have nothing to send
-            Thread.ofVirtual().start(() -> {
-                try {
-                    sendMessage(new byte[0], 0);
-                } catch (Exception e) {
-                    ended.complete("credit grant: " + e);
-                } finally {
-                    grantPending.set(false);
-                }
-            });
+            Thread.ofVirtual().start(this::grantCredits);
         }
         if (len == 0) {
             return;
