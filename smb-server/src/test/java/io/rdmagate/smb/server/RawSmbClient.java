@@ -36,9 +36,54 @@ final class RawSmbClient implements AutoCloseable {
     static final int READ_WRITE = 0x0012019F; // FILE_GENERIC_READ | FILE_GENERIC_WRITE
     static final int SHARE_ALL = 7;
 
-    private final Socket socket;
-    private final DataInputStream in;
-    private final OutputStream out;
+    /** How messages cross: Direct TCP frames or SMB Direct messages. */
+    interface Frames {
+        /** Sends one SMB2 message (or compound) as it is. */
+        void write(byte[] message, int length) throws IOException;
+
+        /** The next message; IOException when the connection ended. */
+        byte[] read() throws IOException, InterruptedException;
+
+        void close() throws IOException;
+    }
+
+    /** Direct TCP (MS-SMB2 2.1): a 4-byte length before each message. */
+    static final class TcpFrames implements Frames {
+        private final Socket socket;
+        private final DataInputStream in;
+        private final OutputStream out;
+
+        TcpFrames(int port) throws IOException {
+            socket = new Socket(InetAddress.getLoopbackAddress(), port);
+            socket.setTcpNoDelay(true);
+            in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+            out = new java.io.BufferedOutputStream(socket.getOutputStream()); // one segment per request: flushed in write
+        }
+
+        @Override
+        public void write(byte[] message, int n) throws IOException {
+            synchronized (out) {
+                out.write(new byte[] {0, (byte) (n >> 16), (byte) (n >> 8), (byte) n});
+                out.write(message, 0, n);
+                out.flush();
+            }
+        }
+
+        @Override
+        public byte[] read() throws IOException {
+            int h = in.readInt();
+            byte[] b = new byte[h & 0xffffff];
+            in.readFully(b);
+            return b;
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    private final Frames frames;
     private final AtomicLong nextMid = new AtomicLong();
     private final Map<Long, CompletableFuture<ByteBuffer>> pending = new ConcurrentHashMap<>();
     /** Break notifications as they arrive (MS-SMB2 2.2.23.1), unless a handler takes them. */
@@ -66,10 +111,11 @@ final class RawSmbClient implements AutoCloseable {
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
 
     RawSmbClient(int port) throws IOException {
-        socket = new Socket(InetAddress.getLoopbackAddress(), port);
-        socket.setTcpNoDelay(true);
-        in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
-        out = new java.io.BufferedOutputStream(socket.getOutputStream()); // one segment per request: flushed in send
+        this(new TcpFrames(port));
+    }
+
+    RawSmbClient(Frames frames) {
+        this.frames = frames;
         Thread.ofVirtual().start(this::readLoop);
     }
 
@@ -80,9 +126,7 @@ final class RawSmbClient implements AutoCloseable {
                     closing.await(); // a stalled client reads nothing more until it closes
                     return;
                 }
-                int h = in.readInt();
-                byte[] b = new byte[h & 0xffffff];
-                in.readFully(b);
+                byte[] b = frames.read();
                 ByteBuffer m = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
                 long mid = Smb2Header.messageId(m);
                 if (mid == -1L && Smb2Header.command(m) == Smb2Command.OPLOCK_BREAK) {
@@ -128,23 +172,13 @@ final class RawSmbClient implements AutoCloseable {
         if (ended.isDone()) {
             f.completeExceptionally(new IOException("connection closed by the server"));
         }
-        int n = m.limit();
-        synchronized (out) {
-            out.write(new byte[] {0, (byte) (n >> 16), (byte) (n >> 8), (byte) n});
-            out.write(m.array(), 0, n);
-            out.flush();
-        }
+        frames.write(m.array(), m.limit());
         return f;
     }
 
     /** Sends {@code message} as one frame, as it is (no header field filled in). */
     void sendFrame(byte[] message) throws IOException {
-        int n = message.length;
-        synchronized (out) {
-            out.write(new byte[] {0, (byte) (n >> 16), (byte) (n >> 8), (byte) n});
-            out.write(message);
-            out.flush();
-        }
+        frames.write(message, message.length);
     }
 
     /**
@@ -507,6 +541,6 @@ final class RawSmbClient implements AutoCloseable {
     @Override
     public void close() throws IOException {
         closing.countDown();
-        socket.close();
+        frames.close();
     }
 }

@@ -15,6 +15,6 @@ class SmbProtocolServiceTest {
         List<ProtocolService> found = ServiceLoader.load(ProtocolService.class).stream().map(ServiceLoader.Provider::get)
                 .filter(s -> s.name().equals("smb")).toList();
         assertEquals(1, found.size());
-        assertEquals(Set.of(ListenerKind.SMB), found.getFirst().listeners());
+        assertEquals(Set.of(ListenerKind.SMB, ListenerKind.SMB_DIRECT), found.getFirst().listeners());
     }
 }

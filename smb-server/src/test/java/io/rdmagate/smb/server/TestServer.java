@@ -91,9 +91,24 @@ final class TestServer implements AutoCloseable {
             Duration oplockBreakTimeout, Duration durableTimeout, Duration logonFailureDelay,
             io.micrometer.core.instrument.MeterRegistry metrics, int maxConnections, Duration handshakeTimeout,
             Duration idleTimeout, Duration sendTimeout) throws Exception {
+        this(dir, state, signingRequired, encryptAll, port, oplockBreakTimeout, durableTimeout, logonFailureDelay, metrics,
+                maxConnections, handshakeTimeout, idleTimeout, sendTimeout, MemoryRegistrar.NONE);
+    }
+
+    /** With its pool registered through {@code registrar} (an RDMA device's domain, for SMB Direct). */
+    static TestServer registered(Path dir, Path state, MemoryRegistrar registrar) throws Exception {
+        return new TestServer(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT,
+                Duration.ofSeconds(60), Duration.ofMillis(200), new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+                MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO, SEND_TIMEOUT, registrar);
+    }
+
+    private TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port,
+            Duration oplockBreakTimeout, Duration durableTimeout, Duration logonFailureDelay,
+            io.micrometer.core.instrument.MeterRegistry metrics, int maxConnections, Duration handshakeTimeout,
+            Duration idleTimeout, Duration sendTimeout, MemoryRegistrar registrar) throws Exception {
         this.dir = dir;
         this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
-        this.pool = new IoMemoryPool(PoolLimits.DEFAULT, MemoryRegistrar.NONE);
+        this.pool = new IoMemoryPool(PoolLimits.DEFAULT, registrar);
         int uid = (Integer) java.nio.file.Files.getAttribute(dir, "unix:uid");
         int gid = (Integer) java.nio.file.Files.getAttribute(dir, "unix:gid");
         SmbUser user = new SmbUser(USER, uid, gid, ntHash(PASSWORD));
