@@ -39,6 +39,9 @@ public final class ClientCommands {
             }
         }
         var smb = plan.port(ListenerKind.SMB).filter(p -> served.contains(ListenerKind.SMB));
+        // Linux cifs dials SMB Direct on 5445, then 445, whatever port= says: a line only for those
+        var direct = plan.port(ListenerKind.SMB_DIRECT).filter(p -> served.contains(ListenerKind.SMB_DIRECT))
+                .filter(p -> p.port() == 5445 || p.port() == 445);
         if (smb.isPresent()) {
             int port = smb.get().port();
             for (ShareConfig s : config.shares()) {
@@ -46,13 +49,19 @@ public final class ClientCommands {
                 String o = port == 445 ? "" : "port=" + port + ",";
                 String unc = "//" + host + "/" + s.name();
                 if (credentials.isPresent()) {
+                    String creds = "credentials=" + credentials.get().toAbsolutePath().normalize();
                     out.add("smbclient " + p + unc + " -A " + relative(credentials.get()));
-                    out.add("mount -t cifs -o " + o + "credentials=" + credentials.get().toAbsolutePath().normalize()
-                            + " " + unc + " /mnt");
+                    out.add("mount -t cifs -o " + o + creds + " " + unc + " /mnt");
+                    if (direct.isPresent()) {
+                        out.add("mount -t cifs -o rdma,vers=3.1.1," + creds + " " + unc + " /mnt");
+                    }
                 } else {
                     String user = config.users().isEmpty() ? "USER" : config.users().getFirst().name();
                     out.add("smbclient " + p + unc + " -U " + user);
                     out.add("mount -t cifs -o " + o + "username=" + user + " " + unc + " /mnt");
+                    if (direct.isPresent()) {
+                        out.add("mount -t cifs -o rdma,vers=3.1.1,username=" + user + " " + unc + " /mnt");
+                    }
                 }
             }
         }

@@ -57,7 +57,9 @@ public final class PortPlanner {
         }
         if (t.smb().enabled()) {
             out.add(place(ListenerKind.SMB, t.smb().port()));
-            out.add(place(ListenerKind.SMB_DIRECT, t.smb().directPort()));
+            if (t.smb().direct().enabled()) {
+                out.add(place(ListenerKind.SMB_DIRECT, t.smb().directPort()));
+            }
         }
         Map<Integer, PlannedPort> byPort = new HashMap<>();
         for (PlannedPort p : out) {

@@ -15,8 +15,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The Linux kernel cifs client against rdmagate: rdmagate runs on the HOST (the real program,
  * as a child process, with one SMB user stored as an NT hash); the guest mounts its share with
- * SMB 3.1.1 over TCP through a qemu forward, signed and then sealed, and runs the workload that
- * PeerWorkloadTest proves against ksmbd.
+ * SMB 3.1.1 over TCP through a qemu forward, then sealed, then over SMB Direct (siw in the guest,
+ * rdmagate's soft iWARP on the host), and runs the workload that PeerWorkloadTest proves against
+ * ksmbd. Over SMB Direct the file data moves by RDMA (the READ and WRITE RDMA channel), which the
+ * gateway's metrics show.
  */
 @Tag("interop")
 class RdmagateCifsKernelClientTest {
@@ -34,17 +36,18 @@ class RdmagateCifsKernelClientTest {
     @Test
     void kernelClientMountsSmb311AndRunsTheWorkload() throws Exception {
         int smb = HostGateway.freePort();
+        int direct = HostGateway.freePort();
         String transports = """
                   nfs: {enabled: false}
-                  smb: {port: %d}
-                """.formatted(smb);
+                  smb: {port: %d, directPort: %d}
+                """.formatted(smb, direct);
         String users = """
                 users:
                   - {name: %s, uid: 0, gid: 0, ntHash: %s}
                 """.formatted(USER, NtHash.of(PASSWORD.toCharArray()));
         try (HostGateway gateway = HostGateway.start(dir, users, transports)) {
-            List<String> expected = new ArrayList<>(List.of("nic-up", "kernel-clean"));
-            for (String mode : List.of("tcp", "seal")) {
+            List<String> expected = new ArrayList<>(List.of("nic-up", "siw-nic", "kernel-clean"));
+            for (String mode : List.of("tcp", "seal", "rdma")) {
                 for (String c : CHECKS) {
                     expected.add("rdmagate-3.1.1-" + mode + "/" + c);
                 }
@@ -56,9 +59,19 @@ class RdmagateCifsKernelClientTest {
                     .env("SMB_PASSWORD", PASSWORD)
                     .env("WORKLOAD_BIG_MIB", GuestLab.bigMiB())
                     .forward(smb)
-                    .timeout(Duration.ofMinutes(25))
+                    .forward(5445, direct)
+                    .timeout(Duration.ofMinutes(35))
                     .run();
             run.assertPassed(expected);
+            String metrics = gateway.metrics();
+            double written = HostGateway.counter(metrics, "rdmagate_smb_rdma_bytes_total{direction=\"write\"}");
+            double read = HostGateway.counter(metrics, "rdmagate_smb_rdma_bytes_total{direction=\"read\"}");
+            long big = GuestLab.bigMiB() * (1L << 20);
+            // the workload writes the large file once and reads it back: its bytes crossed by RDMA
+            org.junit.jupiter.api.Assertions.assertTrue(read >= big && written >= big,
+                    "RDMA channel bytes: read " + read + ", written " + written + ", large file " + big);
+            org.junit.jupiter.api.Assertions.assertTrue(HostGateway.counter(metrics,
+                    "rdmagate_smb_connections_accepted_total{transport=\"rdma\"}") >= 1, metrics);
             assertEquals(0, gateway.stop(), gateway.log());
         }
     }

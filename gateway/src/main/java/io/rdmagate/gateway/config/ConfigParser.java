@@ -317,6 +317,22 @@ public final class ConfigParser {
                     copy);
         }
 
+        private static TransportsConfig.SmbDirect smbDirect(YamlMap m) throws ConfigException {
+            TransportsConfig.SmbDirect d = TransportsConfig.SmbDirect.DEFAULT;
+            boolean enabled = m.bool("enabled", d.enabled());
+            int receive = (int) m.integer("receiveCredits", d.receiveCredits(), 2, 1024);
+            int send = (int) m.integer("sendCredits", d.sendCredits(), 2, 1024);
+            int fragmented = (int) m.size("maxFragmentedSize", d.maxFragmentedSize(), 131072, 16 << 20);
+            int readWrite = (int) m.size("maxReadWriteSize", d.maxReadWriteSize(), 65536, 16 << 20);
+            Duration negotiate = bounded(m, "negotiateTimeout", d.negotiateTimeout(), Duration.ofMillis(100),
+                    Duration.ofMinutes(2));
+            Duration keepalive = bounded(m, "keepaliveInterval", d.keepaliveInterval(), Duration.ofSeconds(1),
+                    Duration.ofHours(1));
+            m.finish("enabled", "receiveCredits", "sendCredits", "maxFragmentedSize", "maxReadWriteSize",
+                    "negotiateTimeout", "keepaliveInterval");
+            return new TransportsConfig.SmbDirect(enabled, receive, send, fragmented, readWrite, negotiate, keepalive);
+        }
+
         private static Duration bounded(YamlMap m, String key, Duration dflt, Duration min, Duration max)
                 throws ConfigException {
             int line = m.lineOf(key);
@@ -370,8 +386,8 @@ public final class ConfigParser {
             rpc.finish("port", "mode");
             YamlMap smb = m.map("smb");
             var smbT = new TransportsConfig.Smb(smb.bool("enabled", true), address(smb, "transports.smb", null),
-                    smb.port("port", 445), smb.port("directPort", 5445));
-            smb.finish("enabled", "address", "port", "directPort");
+                    smb.port("port", 445), smb.port("directPort", 5445), smbDirect(smb.map("direct")));
+            smb.finish("enabled", "address", "port", "directPort", "direct");
             m.finish("nfs", "rpcbind", "smb");
             return new TransportsConfig(nfsT, new TransportsConfig.Rpcbind(rpcPort, rpcMode), smbT);
         }

@@ -83,6 +83,13 @@ public final class SmbMetrics {
                 .description("bytes FSCTL_SRV_COPYCHUNK had the backend copy: payload that never crossed the wire")
                 .register(registry);
         closedBy(registry, server, "send", SmbServer::sendTimeouts);
+        for (String direction : new String[] {"read", "write"}) {
+            io.micrometer.core.instrument.FunctionCounter.builder("rdmagate.smb.rdma.bytes", server, x -> {
+                var d = x.smbDirect();
+                return d == null ? 0 : (direction.equals("read") ? d.rdmaReadBytes() : d.rdmaWriteBytes()).sum();
+            }).description("bytes SMB Direct's RDMA channel moved: read from clients (WRITE data), written to them (READ data)")
+                    .tag("direction", direction).register(registry);
+        }
         Gauge.builder("rdmagate.smb.sessions", server, SmbServer::validSessions)
                 .description("SMB sessions authenticated now").register(registry);
         oplockBreaks = Counter.builder("rdmagate.smb.breaks.sent").description("oplock and lease breaks sent")

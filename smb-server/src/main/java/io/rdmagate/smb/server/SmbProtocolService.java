@@ -15,7 +15,10 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 
-/** The gateway's SMB service: the configured shares and users over TCP on the planned SMB port. */
+/**
+ * The gateway's SMB service: the configured shares and users over TCP on the planned SMB port,
+ * and over SMB Direct on the planned SMB Direct port with the RDMA device the gateway opened.
+ */
 public final class SmbProtocolService implements ProtocolService {
     private SmbServer server;
 
@@ -26,7 +29,7 @@ public final class SmbProtocolService implements ProtocolService {
 
     @Override
     public Set<ListenerKind> listeners() {
-        return Set.of(ListenerKind.SMB);
+        return Set.of(ListenerKind.SMB, ListenerKind.SMB_DIRECT);
     }
 
     /** The server configuration the gateway's configuration describes. */
@@ -70,7 +73,23 @@ public final class SmbProtocolService implements ProtocolService {
         }
         PlannedPort p = planned.get();
         server = SmbServer.start(config(context), context.bindAddress(ListenerKind.SMB), p.port(), context.metrics());
-        return List.of(new BoundListener("smb", "tcp", server.localAddress()));
+        List<BoundListener> bound = new ArrayList<>();
+        bound.add(new BoundListener("smb", "tcp", server.localAddress()));
+        var direct = context.ports().port(ListenerKind.SMB_DIRECT);
+        if (direct.isPresent()) {
+            var rdma = context.rdma().orElseThrow(() -> new IllegalStateException(
+                    "SMB Direct is planned on port " + direct.get().port() + " but the gateway opened no RDMA device"));
+            var d = context.config().transports().smb().direct();
+            var defaults = io.rdmagate.smbdirect.SmbDirectOptions.defaults();
+            var options = new io.rdmagate.smbdirect.SmbDirectOptions(d.receiveCredits(), d.sendCredits(),
+                    defaults.maxSendSize(), defaults.maxReceiveSize(), d.maxFragmentedSize(), d.maxReadWriteSize(),
+                    defaults.maxDescriptors(), context.config().rdma().maxConnections(), d.negotiateTimeout(),
+                    d.keepaliveInterval());
+            var s = server.listenSmbDirect(rdma, options, new java.net.InetSocketAddress(
+                    context.bindAddress(ListenerKind.SMB_DIRECT), direct.get().port()));
+            bound.add(new BoundListener("smb-direct", "rdma", s.localAddress()));
+        }
+        return bound;
     }
 
     @Override

@@ -54,8 +54,29 @@ public record TransportsConfig(Nfs nfs, Rpcbind rpcbind, Smb smb) {
     /**
      * SMB over TCP, and SMB Direct (RDMA).
      *
-     * @param address where it listens; null for every interface
+     * @param address    where it listens; null for every interface
+     * @param directPort SMB Direct's port: Linux clients dial 5445, then 445
      */
-    public record Smb(boolean enabled, InetAddress address, Port port, Port directPort) {
+    public record Smb(boolean enabled, InetAddress address, Port port, Port directPort, SmbDirect direct) {
+        public Smb(boolean enabled, InetAddress address, Port port, Port directPort) {
+            this(enabled, address, port, directPort, SmbDirect.DEFAULT);
+        }
+    }
+
+    /**
+     * SMB Direct's limits (MS-SMBD 3.1.1.1).
+     *
+     * @param enabled           whether SMB Direct listens (on the RDMA device the gateway opens)
+     * @param receiveCredits    receives posted per connection: the requests a client may have in flight
+     * @param sendCredits       sends posted at once per connection, and the credits asked of the client
+     * @param maxFragmentedSize the largest SMB2 message a client may send in fragments
+     * @param maxReadWriteSize  the largest RDMA transfer of one READ or WRITE (also bounded by limits.maxIoSize)
+     * @param negotiateTimeout  time a new connection has to negotiate
+     * @param keepaliveInterval idle time after which a keep-alive asks the client to answer
+     */
+    public record SmbDirect(boolean enabled, int receiveCredits, int sendCredits, int maxFragmentedSize,
+            int maxReadWriteSize, java.time.Duration negotiateTimeout, java.time.Duration keepaliveInterval) {
+        public static final SmbDirect DEFAULT = new SmbDirect(true, 64, 64, 1 << 20, 8 << 20,
+                java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(120));
     }
 }
