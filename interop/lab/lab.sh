@@ -19,6 +19,11 @@
 #                                     VERS 3 (default) or 4.1; BENCH_JFR=1 records the gateway
 #                                     with JFR (the job directory's rdmagate.jfr); --json writes
 #                                     the figures as bench/run's harnesses do (bench/run chart)
+#   lab.sh bench-smb-direct [MIB] [SECONDS]
+#                                     boot once and compare rdmagate (in the guest) with ksmbd over
+#                                     SMB Direct on the same siw link, and rdmagate's SMB Direct
+#                                     with its SMB over TCP, through the kernel cifs client
+#                                     (job/bench-smb-direct.sh); prints a table
 #   lab.sh clean                      remove cached images other than the current one, and
 #                                     leftover work directories (while no build runs)
 #
@@ -132,6 +137,41 @@ case $cmd in
             awk -v vers="${3:-3}" -v date="$(date -u +%FT%TZ)" -f "$LAB/bench-json.awk" "$job/output.log" > "$json"
             echo "lab.sh: figures written to $json" >&2
         fi
+        echo "lab.sh: exit $rc; console $job/console.log, output $job/output.log" >&2
+        exit $rc
+        ;;
+    bench-smb-direct)
+        repo=$(cd "$LAB/../.." && pwd)
+        # shellcheck disable=SC1091
+        . "$repo/.mvn/select-jdk.sh"
+        (cd "$repo" && ./mvnw -q -DskipTests -pl bench -am package) >&2
+        image=$("$LAB/build-image.sh")
+        job=$(mktemp -d /tmp/rdmagate-lab-bench.XXXXXX)
+        prepare "$job"
+        cp "$LAB/job/bench-smb-direct.sh" "$job/job.sh"
+        mkdir -p "$job/cp"
+        tr ':' '\n' < "$repo/bench/target/classpath.txt" | while read -r e; do
+            [ -f "$e" ] && cp "$e" "$job/cp/"
+        done
+        printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\n' "${1:-256}" "${2:-20}" > "$job/env"
+        echo "lab.sh: job directory $job" >&2
+        set +e
+        "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout 3000
+        rc=$?
+        set -e
+        grep -E '^(RESULT|SUMMARY)' "$job/output.log" || true
+        awk '$1 == "BENCH" { v[$2 " " $3] = $4 }
+            END {
+                print ""
+                print "| figure | ksmbd SMB Direct | rdmagate SMB Direct | rdmagate / ksmbd | rdmagate TCP | Direct / TCP |"
+                print "|---|---:|---:|---:|---:|---:|"
+                n = split("write-MBps read-MBps randread-IOPS randread-cpu-us-per-read", order, " ")
+                for (i = 1; i <= n; i++) {
+                    k = v["ksmbd " order[i]]; r = v["rdmagate " order[i]]; t = v["rdmagate-tcp " order[i]]
+                    printf "| %s | %s | %s | %s | %s | %s |\n", order[i], k, r, (k > 0 ? sprintf("%.2f", r / k) : ""),
+                        t, (t > 0 ? sprintf("%.2f", r / t) : "")
+                }
+            }' "$job/output.log"
         echo "lab.sh: exit $rc; console $job/console.log, output $job/output.log" >&2
         exit $rc
         ;;
