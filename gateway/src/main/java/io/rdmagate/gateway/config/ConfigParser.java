@@ -260,10 +260,25 @@ public final class ConfigParser {
                 throw m.error(idleLine, "smb.idleTimeout must be 0 (never) or at least 1s");
             }
             int handshakeMessage = (int) m.size("maxHandshakeMessageSize", d.maxHandshakeMessageSize(), 4096, 16 << 20);
+            boolean multichannel = m.bool("multichannel", d.multichannel().enabled());
+            int maxChannels = (int) m.integer("maxChannelsPerSession", d.multichannel().maxChannels(), 1, 1024);
+            List<SmbConfig.Interface> interfaces = new ArrayList<>();
+            for (Node n : m.list("interfaces")) {
+                YamlMap i = YamlMap.of(top.file(), n, "an SMB interface");
+                InetAddress a = address(i, "smb.interfaces[]", null);
+                if (a == null) {
+                    throw i.error(i.lineOf("address"), "an SMB interface needs an address");
+                }
+                long speed = i.integer("linkSpeedMbps", 10_000, 1, 10_000_000) * 1_000_000L;
+                boolean rdma = i.bool("rdma", false);
+                i.finish("address", "linkSpeedMbps", "rdma");
+                interfaces.add(new SmbConfig.Interface(a, speed, rdma));
+            }
             m.finish("signingRequired", "encryptAll", "guestAccount", "maxCredits", "maxInFlight", "oplockBreakTimeout",
-                    "durableTimeout", "durableMaxTimeout", "handshakeTimeout", "idleTimeout", "maxHandshakeMessageSize");
+                    "durableTimeout", "durableMaxTimeout", "handshakeTimeout", "idleTimeout", "maxHandshakeMessageSize",
+                    "multichannel", "maxChannelsPerSession", "interfaces");
             return new SmbConfig(signing, encrypt, guest, credits, inFlight, breakTimeout, durable, durableMax,
-                    handshake, idle, handshakeMessage);
+                    handshake, idle, handshakeMessage, new SmbConfig.Multichannel(multichannel, maxChannels, interfaces));
         }
 
         /**

@@ -471,6 +471,15 @@ public final class OpenTable {
         return true;
     }
 
+    /** MS-SMB2 3.3.7.1: a channel of the session is gone, another lives; the session's opens move to it. */
+    synchronized void moveChannel(SmbSession s, SmbConnection from, SmbConnection to) {
+        for (Open o : byVolatile.values()) {
+            if (o.session == s && o.conn == from) {
+                o.conn = to;
+            }
+        }
+    }
+
     /** Whether connection {@code c} has any open (a file, a directory or a named pipe). */
     boolean anyOpenOf(SmbConnection c) {
         for (Open o : byVolatile.values()) {

@@ -24,6 +24,7 @@ public final class Reply {
     public boolean disconnect;
     /** Sign with this session even if the request was not signed (final SESSION_SETUP). */
     public SmbSession signWith;
+
     /** Async form: the interim STATUS_PENDING response goes out now, the final one later. */
     long asyncId;
     /**

@@ -115,6 +115,25 @@ public final class SmbConnection implements Receiver {
         }
     }
 
+    /** Session bindings in progress on this connection (MS-SMB2 3.3.1.7 PreauthSessionTable), by SessionId. */
+    public final Map<Long, io.rdmagate.smb.server.command.SessionBinding.InProgress> bindings = new ConcurrentHashMap<>();
+
+    /** MS-SMB2 3.3.5.5.3: {@code s} gets this connection as a channel, signing with {@code signer}. */
+    public void bindSession(SmbSession s, Smb2Signer signer) {
+        s.bind(this, signer);
+        sessions.put(s.id, s);
+        authenticated = true;
+    }
+
+    /**
+     * A re-authentication failed: the session ends everywhere (opens closed, out of the global
+     * table), but stays in its channels' tables as expired, so that what its client sends next is
+     * answered USER_SESSION_DELETED signed with its key, as a client that signs requires.
+     */
+    public void expireSession(SmbSession s) {
+        server.logoff(s);
+    }
+
     /** Forgets a session whose setup failed. */
     public void dropSession(SmbSession s) {
         if (sessions.remove(s.id) != null) {
@@ -128,6 +147,11 @@ public final class SmbConnection implements Receiver {
      */
     void endPrevious(SmbSession s) {
         if (sessions.remove(s.id) != null) {
+            for (SmbConnection other : s.channels()) {
+                if (other != this) {
+                    other.sessions.remove(s.id, s); // its other channels end with it
+                }
+            }
             server.connectionLost(s);
         }
     }
@@ -142,6 +166,9 @@ public final class SmbConnection implements Receiver {
      * Samba keep them (smbtorture smb2.durable-open.reopen4); every other open closes.
      */
     public void logoff(SmbSession s) {
+        for (SmbConnection c : s.channels()) {
+            c.sessions.remove(s.id, s); // MS-SMB2 3.3.5.6: the session ends on every channel
+        }
         sessions.remove(s.id);
         server.connectionLost(s);
     }
@@ -192,7 +219,14 @@ public final class SmbConnection implements Receiver {
         }
         async.clear();
         for (SmbSession s : List.copyOf(sessions.values())) {
-            endPrevious(s); // MS-SMB2 3.3.7.1: durable opens wait for their client; once per session
+            // MS-SMB2 3.3.7.1: a session with another channel up lives on there, its opens with it
+            SmbConnection other = s.unbind(this) ? s.liveChannel(this) : null;
+            if (other != null) {
+                sessions.remove(s.id, s);
+                server.opens().moveChannel(s, this, other);
+                continue;
+            }
+            endPrevious(s); // durable opens wait for their client; once per session
         }
     }
 
@@ -306,6 +340,15 @@ public final class SmbConnection implements Receiver {
             if (h.needs() != Command.Needs.NOTHING) {
                 SmbSession s = sessions.get(c.sessionIdUsed);
                 if (s == null || s.state != SmbSession.State.VALID) {
+                    if (s != null && s.state == SmbSession.State.EXPIRED && s.hasSigner()
+                            && Smb2Header.isSigned(c.msg)) {
+                        c.reply.signWith = s; // an ended session signs its refusal (see expireSession)
+                    }
+                    SmbSession elsewhere = s == null ? server.globalSession(c.sessionIdUsed) : null;
+                    if (elsewhere != null && elsewhere.state == SmbSession.State.VALID && elsewhere.hasSigner()
+                            && Smb2Dialect.is3(dialect)) {
+                        c.reply.signWith = elsewhere; // 3.3.5.2.9: a session of another channel signs its refusal
+                    }
                     throw new SmbException(NtStatus.USER_SESSION_DELETED, "no session " + c.sessionIdUsed);
                 }
                 c.session = s;
@@ -348,7 +391,7 @@ public final class SmbConnection implements Receiver {
             }
             boolean ok;
             synchronized (s) {
-                ok = s.signerLocked().verify(c.msg);
+                ok = s.signerLocked(this).verify(c.msg); // the channel's key (3.3.5.2.4)
             }
             if (!ok) {
                 throw new SmbException(NtStatus.ACCESS_DENIED, "bad signature");
@@ -463,7 +506,7 @@ public final class SmbConnection implements Receiver {
             if (signer != null) {
                 boolean last = i == parts.size() - 1;
                 synchronized (signer) {
-                    Smb2Signer s = signer.signerLocked();
+                    Smb2Signer s = signer.signerLocked(this); // the channel's key (3.3.4.1.1)
                     s.sign(msg, last && tailPayload != null ? tailPayload.segment().asByteBuffer() : null);
                 }
             }
@@ -614,7 +657,7 @@ public final class SmbConnection implements Receiver {
             }
             if ((signed || session.signingRequired) && session.hasSigner()) {
                 synchronized (session) {
-                    session.signerLocked().sign(msg, null);
+                    session.signerLocked(SmbConnection.this).sign(msg, null);
                 }
             }
             write(List.of(msg), null);

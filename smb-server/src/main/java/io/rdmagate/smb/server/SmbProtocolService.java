@@ -62,7 +62,7 @@ public final class SmbProtocolService implements ProtocolService {
                 context.pool(), context.payloadCopies(), g.smb().oplockBreakTimeout(), g.smb().durableTimeout(),
                 g.smb().durableMaxTimeout(), g.limits().maxConnections(), g.limits().maxConnectionsPerAddress(),
                 g.smb().handshakeTimeout(), g.smb().idleTimeout(),
-                Math.min(g.smb().maxHandshakeMessageSize(), maxMessage), g.limits().sendTimeout());
+                Math.min(g.smb().maxHandshakeMessageSize(), maxMessage), g.limits().sendTimeout(), g.smb().multichannel());
     }
 
     @Override

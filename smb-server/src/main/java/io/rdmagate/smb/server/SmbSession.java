@@ -6,6 +6,7 @@ import io.rdmagate.smb.mssmb2.crypto.Smb2Cipher;
 import io.rdmagate.smb.mssmb2.crypto.Smb2Signer;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.FileHandle;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,13 +34,74 @@ public final class SmbSession {
     final Map<Integer, TreeConnect> trees = new ConcurrentHashMap<>();
     private final AtomicInteger nextTree = new AtomicInteger(1);
 
-    /** The connection the session was set up on. */
+    /** The connection the session was set up on: its first channel, whose dialect and algorithms bindings must match. */
     final SmbConnection conn;
+    /**
+     * MS-SMB2 3.3.1.8 Session.ChannelList: the connections the session is bound to, each with its
+     * channel's signer; the first channel signs with the session's own signer (null here).
+     */
+    private final Map<SmbConnection, java.util.Optional<Smb2Signer>> channels = new ConcurrentHashMap<>();
 
     SmbSession(long id, PreauthIntegrity preauth, SmbConnection conn) {
         this.id = id;
         this.conn = conn;
         this.preauth = preauth;
+        if (conn != null) {
+            channels.put(conn, java.util.Optional.empty());
+        }
+    }
+
+    /** MS-SMB2 3.3.5.5.3: a binding adds a channel, which signs with its own key. */
+    public void bind(SmbConnection c, Smb2Signer channelSigner) {
+        channels.put(c, java.util.Optional.ofNullable(channelSigner));
+    }
+
+    /** The connection the session was set up on (its dialect and algorithms are the session's). */
+    public SmbConnection firstChannel() {
+        return conn;
+    }
+
+    /**
+     * Verifies {@code msg} with the key of channel {@code c} (the session's own when {@code c} is
+     * not bound yet: a binding's requests, MS-SMB2 3.3.5.2.4).
+     */
+    public synchronized boolean verifyOn(SmbConnection c, java.nio.ByteBuffer msg) {
+        Smb2Signer s = signerLocked(c);
+        return s != null && s.verify(msg);
+    }
+
+    /** Whether {@code c} is a channel of this session. */
+    public boolean boundTo(SmbConnection c) {
+        return channels.containsKey(c);
+    }
+
+    /**
+     * MS-SMB2 3.3.7.1: channel {@code c} is gone; returns whether another channel of the session
+     * is still up (the session then lives on).
+     */
+    boolean unbind(SmbConnection c) {
+        channels.remove(c);
+        for (SmbConnection other : channels.keySet()) {
+            if (other.isOpen()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The session's channels now. */
+    public java.util.Set<SmbConnection> channels() {
+        return channels.keySet();
+    }
+
+    /** A live channel other than {@code not}, or null: where a break goes when its open's connection is gone. */
+    SmbConnection liveChannel(SmbConnection not) {
+        for (SmbConnection c : channels.keySet()) {
+            if (c != not && c.isOpen()) {
+                return c;
+            }
+        }
+        return null;
     }
 
     public long id() {
@@ -51,7 +113,9 @@ public final class SmbSession {
      * ends; its durable opens are kept for the client to reconnect.
      */
     public void expireFromElsewhere() {
-        conn.endPrevious(this);
+        for (SmbConnection c : List.copyOf(channels.keySet())) {
+            c.endPrevious(this);
+        }
     }
 
     public State state() {
@@ -101,8 +165,9 @@ public final class SmbSession {
         return signer != null;
     }
 
-    /** Signers are not thread-safe; callers hold this session's monitor. */
-    synchronized Smb2Signer signerLocked() {
-        return signer;
+    /** The signer of channel {@code c} (MS-SMB2 3.3.4.1.1: Channel.SigningKey); callers hold this session's monitor. */
+    synchronized Smb2Signer signerLocked(SmbConnection c) {
+        java.util.Optional<Smb2Signer> own = c == null ? null : channels.get(c);
+        return own != null && own.isPresent() ? own.get() : signer;
     }
 }

@@ -121,10 +121,23 @@ class SmbtortureTest {
         "smb2.oplock | exclusive1 exclusive2 exclusive3 exclusive4 exclusive5 exclusive9 batch1 batch2 batch3"
                 + " batch4 batch5 batch6 batch7 batch8 batch9 batch9a batch10 batch11 batch12 batch13 batch14 batch15"
                 + " batch16 batch21 batch23 batch24 batch25 doc brl1 brl2 brl3 levelii500 levelii501 levelii502",
-        "smb2.session | reconnect1 reconnect2 reauth1 reauth6 bind_negative_smb202 bind_negative_smb210s"
-                + " bind_negative_smb210d bind_negative_smb3to2s bind_negative_smb3to2d two_logoff signing-hmac-sha-256"
-                + " signing-aes-128-cmac signing-aes-128-gmac encryption-aes-128-ccm encryption-aes-128-gcm"
-                + " encryption-aes-256-ccm encryption-aes-256-gcm"
+        "smb2.multichannel | generic.interface_info generic.num_channels oplocks.test1 leases.test1",
+        "smb2.session | reconnect1 reconnect2 reauth1 reauth6 bind1 bind2 bind_invalid_auth"
+                + " bind_negative_smb202 bind_negative_smb210s bind_negative_smb210d bind_negative_smb2to3s"
+                + " bind_negative_smb2to3d bind_negative_smb3to2s bind_negative_smb3to2d"
+                + " bind_negative_smb3to3s bind_negative_smb3to3d bind_negative_smb3encGtoCs"
+                + " bind_negative_smb3encGtoCd bind_negative_smb3signCtoHs bind_negative_smb3signCtoHd"
+                + " bind_negative_smb3signCtoGs bind_negative_smb3signCtoGd bind_negative_smb3signHtoCs"
+                + " bind_negative_smb3signHtoCd bind_negative_smb3signHtoGs bind_negative_smb3signHtoGd"
+                + " bind_negative_smb3signGtoCs bind_negative_smb3signGtoCd bind_negative_smb3signGtoHs"
+                + " bind_negative_smb3signGtoHd bind_negative_smb3sneGtoCs bind_negative_smb3sneGtoCd"
+                + " bind_negative_smb3sneGtoHs bind_negative_smb3sneGtoHd bind_negative_smb3sneCtoGs"
+                + " bind_negative_smb3sneCtoGd bind_negative_smb3sneHtoGs bind_negative_smb3sneHtoGd"
+                + " bind_negative_smb3signC30toGs bind_negative_smb3signC30toGd bind_negative_smb3signH2XtoGs"
+                + " bind_negative_smb3signH2XtoGd bind_negative_smb3signGtoC30s bind_negative_smb3signGtoC30d"
+                + " bind_negative_smb3signGtoH2Xs bind_negative_smb3signGtoH2Xd two_logoff"
+                + " signing-hmac-sha-256 signing-aes-128-cmac signing-aes-128-gmac encryption-aes-128-ccm"
+                + " encryption-aes-128-gcm encryption-aes-256-ccm encryption-aes-256-gcm"
     })
     void passingTestsOfAGroupKeepPassing(String group, String tests) throws Exception {
         List<String> selectors = java.util.Arrays.stream(tests.trim().split("\\s+")).map(t -> group + "." + t).toList();

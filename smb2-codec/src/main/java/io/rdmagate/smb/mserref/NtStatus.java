@@ -57,6 +57,8 @@ public final class NtStatus {
     public static final int STOPPED_ON_SYMLINK = 0x8000002D;
     public static final int INVALID_LOCK_RANGE = 0xC00001A1;
     public static final int NETWORK_SESSION_EXPIRED = 0xC000035C;
+    /** MS-SMB2 3.3.5.5: a binding whose signing algorithm the session's does not allow. */
+    public static final int REQUEST_OUT_OF_SEQUENCE = 0xC000042A;
     public static final int FS_DRIVER_REQUIRED = 0xC000019C;
     public static final int ACCESS_VIOLATION = 0xC0000005;
     public static final int MEDIA_WRITE_PROTECTED = 0xC00000A2;

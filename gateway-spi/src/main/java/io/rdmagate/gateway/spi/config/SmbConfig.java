@@ -21,7 +21,42 @@ import java.time.Duration;
  */
 public record SmbConfig(boolean signingRequired, boolean encryptAll, String guestAccount, int maxCredits,
         int maxInFlight, Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout,
-        Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize) {
+        Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize, Multichannel multichannel) {
+    /**
+     * Multichannel (MS-SMB2 3.3.5.5.2): whether sessions may be bound to more connections, how many
+     * channels one session may have, and the interfaces FSCTL_QUERY_NETWORK_INTERFACE_INFO reports
+     * (empty: the address each connection arrived on).
+     */
+    public record Multichannel(boolean enabled, int maxChannels, java.util.List<Interface> interfaces) {
+        /** 32 channels per session, as Windows Server allows. */
+        public static final Multichannel DEFAULT = new Multichannel(true, 32, java.util.List.of());
+
+        public Multichannel {
+            interfaces = java.util.List.copyOf(interfaces);
+            if (maxChannels < 1) {
+                throw new IllegalArgumentException("maxChannels must be positive");
+            }
+        }
+    }
+
+    /**
+     * One network interface FSCTL_QUERY_NETWORK_INTERFACE_INFO reports (MS-SMB2 2.2.32.5): where
+     * clients may open more channels of a session.
+     *
+     * @param address   the address clients connect to (Linux dials it on 445, Windows on the SMB port)
+     * @param linkSpeed bits per second
+     * @param rdma      whether SMB Direct serves this address (clients then open RDMA channels)
+     */
+    public record Interface(java.net.InetAddress address, long linkSpeed, boolean rdma) {
+    }
+
+    public SmbConfig(boolean signingRequired, boolean encryptAll, String guestAccount, int maxCredits, int maxInFlight,
+            Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, Duration handshakeTimeout,
+            Duration idleTimeout, int maxHandshakeMessageSize) {
+        this(signingRequired, encryptAll, guestAccount, maxCredits, maxInFlight, oplockBreakTimeout, durableTimeout,
+                durableMaxTimeout, handshakeTimeout, idleTimeout, maxHandshakeMessageSize, Multichannel.DEFAULT);
+    }
+
     /** Room for a Kerberos ticket of Windows' largest MaxTokenSize (65535) with its SMB2 headers. */
     public static final int DEFAULT_MAX_HANDSHAKE_MESSAGE_SIZE = 128 << 10;
 

@@ -58,7 +58,7 @@ public final class Ioctl implements Command {
                 if (!fid.isCompound()) {
                     throw new SmbException(NtStatus.INVALID_PARAMETER, "FileId must be all ones"); // 3.3.5.15.11
                 }
-                out = interfaces(c.conn);
+                out = interfaces(c);
             }
             case Smb2Ioctl.FSCTL_PIPE_TRANSCEIVE -> {
                 Open o = c.open(fid);
@@ -131,15 +131,41 @@ public final class Ioctl implements Command {
         return o.array();
     }
 
-    /** MS-SMB2 2.2.32.5 NETWORK_INTERFACE_INFO: the address this connection arrived on. */
-    static byte[] interfaces(SmbConnection conn) {
-        InetAddress a = conn.local().getAddress();
-        ByteBuffer o = ByteBuffer.allocate(152).order(ByteOrder.LITTLE_ENDIAN);
-        o.putInt(0).putInt(1).putInt(0).putInt(0).putLong(10_000_000_000L);
-        if (a instanceof Inet4Address) {
-            o.putShort((short) 2).putShort((short) 0).put(a.getAddress());
-        } else if (a instanceof Inet6Address) {
-            o.putShort((short) 0x17).putShort((short) 0).putInt(0).put(a.getAddress());
+    /** MS-SMB2 2.2.32.5 NETWORK_INTERFACE_INFO capability flags. */
+    static final int RSS_CAPABLE = 0x1;
+    static final int RDMA_CAPABLE = 0x2;
+    private static final int ENTRY = 152;
+
+    /**
+     * MS-SMB2 3.3.5.15.11: the configured interfaces ({@code smb.interfaces}), else the address this
+     * connection arrived on. Each is RSS-capable (the server takes several connections on one
+     * address, so a client opens more channels to it), and RDMA-capable where SMB Direct listens
+     * (configured, or by default when the listener takes every address or this one).
+     */
+    static byte[] interfaces(Ctx c) {
+        List<io.rdmagate.gateway.spi.config.SmbConfig.Interface> configured = c.server.config().multichannel().interfaces();
+        List<io.rdmagate.gateway.spi.config.SmbConfig.Interface> list = configured;
+        if (list.isEmpty()) {
+            InetAddress a = c.conn.local().getAddress();
+            var direct = c.server.smbDirect();
+            boolean rdma = direct != null && (direct.localAddress().getAddress().isAnyLocalAddress()
+                    || direct.localAddress().getAddress().equals(a));
+            list = List.of(new io.rdmagate.gateway.spi.config.SmbConfig.Interface(a, 10_000_000_000L, rdma));
+        }
+        ByteBuffer o = ByteBuffer.allocate(ENTRY * list.size()).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < list.size(); i++) {
+            var f = list.get(i);
+            int at = i * ENTRY;
+            o.putInt(at, i == list.size() - 1 ? 0 : ENTRY).putInt(at + 4, i + 1)
+                    .putInt(at + 8, RSS_CAPABLE | (f.rdma() ? RDMA_CAPABLE : 0)).putInt(at + 12, 0)
+                    .putLong(at + 16, f.linkSpeed());
+            InetAddress a = f.address();
+            if (a instanceof Inet4Address) {
+                o.putShort(at + 24, (short) 2).putShort(at + 26, (short) 0).put(at + 28, a.getAddress());
+            } else if (a instanceof Inet6Address v6) {
+                o.putShort(at + 24, (short) 0x17).putShort(at + 26, (short) 0).putInt(at + 28, 0)
+                        .put(at + 32, a.getAddress()).putInt(at + 48, v6.getScopeId());
+            }
         }
         return o.array();
     }

@@ -75,11 +75,14 @@ public final class Negotiate implements Command {
             NegotiateContext sig = find(req.contexts(), NegotiateContext.SIGNING_CAPABILITIES);
             conn.signingAlgorithm = NegotiateContext.SIGNING_AES_CMAC;
             if (sig != null) {
-                List<Integer> offered = sig.ids();
-                conn.signingAlgorithm = offered.contains(NegotiateContext.SIGNING_AES_GMAC)
-                        ? NegotiateContext.SIGNING_AES_GMAC
-                        : offered.contains(NegotiateContext.SIGNING_AES_CMAC) ? NegotiateContext.SIGNING_AES_CMAC
-                        : NegotiateContext.SIGNING_HMAC_SHA256;
+                // 3.3.5.4: the first of the client's SigningAlgorithms the server supports (all three)
+                for (int id : sig.ids()) {
+                    if (id == NegotiateContext.SIGNING_AES_GMAC || id == NegotiateContext.SIGNING_AES_CMAC
+                            || id == NegotiateContext.SIGNING_HMAC_SHA256) {
+                        conn.signingAlgorithm = id;
+                        break;
+                    }
+                }
                 contexts.add(new Object[] {NegotiateContext.SIGNING_CAPABILITIES,
                     new byte[] {1, 0, (byte) conn.signingAlgorithm, 0}});
             }
@@ -119,6 +122,11 @@ public final class Negotiate implements Command {
         if ((dialect == Smb2Dialect.SMB_3_0 || dialect == Smb2Dialect.SMB_3_0_2)
                 && (conn.clientCapabilities & Smb2Dialect.CAP_ENCRYPTION) != 0) {
             caps |= Smb2Dialect.CAP_ENCRYPTION;
+        }
+        // 3.3.5.4: multichannel for 3.x clients that offer it, when the server binds sessions
+        if (Smb2Dialect.is3(dialect) && c.server.config().multichannel().enabled()
+                && (conn.clientCapabilities & Smb2Dialect.CAP_MULTI_CHANNEL) != 0) {
+            caps |= Smb2Dialect.CAP_MULTI_CHANNEL;
         }
         int security = Smb2Dialect.SIGNING_ENABLED | (c.server.config().signingRequired() ? Smb2Dialect.SIGNING_REQUIRED : 0);
         conn.serverCapabilities = caps;

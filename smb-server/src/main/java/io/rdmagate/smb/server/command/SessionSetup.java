@@ -39,15 +39,8 @@ public final class SessionSetup implements Command {
         SmbConnection conn = c.conn;
         Smb2SessionSetup.Request req = Smb2SessionSetup.decode(c.msg);
         if ((req.flags() & Smb2SessionSetup.FLAG_BINDING) != 0) {
-            // MS-SMB2 3.3.5.5: the session is looked up globally, and its key signs the refusal
-            SmbSession bound = c.server.globalSession(Smb2Header.sessionId(c.msg));
-            if (bound == null || bound.state() != SmbSession.State.VALID) {
-                throw new SmbException(NtStatus.USER_SESSION_DELETED, "binding to no session");
-            }
-            if (bound.hasSigner()) {
-                c.reply.signWith = bound;
-            }
-            throw new SmbException(NtStatus.REQUEST_NOT_ACCEPTED, "session binding (multichannel) is not offered");
+            SessionBinding.handle(c, req); // MS-SMB2 3.3.5.5.2: another channel of an existing session
+            return;
         }
         long sid = Smb2Header.sessionId(c.msg);
         SmbSession s;
@@ -67,6 +60,15 @@ public final class SessionSetup implements Command {
             }
         }
         c.reply.sessionIdOverride(s.id());
+        boolean reauth = s.state() == SmbSession.State.VALID;
+        if (reauth && s.hasSigner()) {
+            // 3.3.5.2.4: a re-authentication is verified with this channel's key like any request
+            boolean signed = Smb2Header.isSigned(c.msg);
+            if (signed ? !s.verifyOn(conn, c.msg) : s.signingRequired) {
+                throw new SmbException(NtStatus.ACCESS_DENIED, signed ? "re-authentication does not verify"
+                        : "unsigned re-authentication of a session that requires signing");
+            }
+        }
         if (s.state() == SmbSession.State.IN_PROGRESS && is311) {
             s.preauth.update(c.msg);
         }
@@ -96,10 +98,10 @@ public final class SessionSetup implements Command {
             }
             authenticate(c, s, req, token, ntlm);
         } catch (SpnegoException e) {
-            conn.dropSession(s);
+            end(conn, s, reauth);
             throw new SmbException(NtStatus.INVALID_PARAMETER, e.getMessage());
         } catch (NtlmException e) {
-            conn.dropSession(s);
+            end(conn, s, reauth);
             if (e.malformed()) {
                 throw new SmbException(NtStatus.INVALID_PARAMETER, e.getMessage());
             }
@@ -111,6 +113,18 @@ public final class SessionSetup implements Command {
                 conn.dropSession(s);
             }
             throw e;
+        }
+    }
+
+    /**
+     * A failed setup ends the session (MS-SMB2 3.3.5.5.3); a failed re-authentication ends it on
+     * every channel, which keep it as expired so later requests get a signed USER_SESSION_DELETED.
+     */
+    private static void end(SmbConnection conn, SmbSession s, boolean reauth) {
+        if (reauth) {
+            conn.expireSession(s);
+        } else {
+            conn.dropSession(s);
         }
     }
 
