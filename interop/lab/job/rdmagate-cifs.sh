@@ -20,5 +20,29 @@ check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" 
 direct=vers=3.1.1,rdma,username=$SMB_USER,password=$SMB_PASSWORD,mfsymlinks
 timeout 900 /job/workloads/cifs-workload.sh rdmagate-3.1.1-rdma //10.0.2.100/data "$direct" || rc=1
 
+# multichannel: each mount asks for a second channel, which cifs binds to its session. The
+# gateway lists 10.0.2.100 twice, with and without RDMA, as Linux puts only channels of the
+# primary's kind on an interface: the TCP mount gets a TCP channel, the SMB Direct mount an SMB
+# Direct one (two queue pairs, one session)
+multichannel() {                            # multichannel LABEL OPTIONS
+    local label=$1 opts=$2 mc=/mnt/rdmagate-$1 extra
+    mkdir -p "$mc"
+    if ! timeout 180 mount -t cifs -o "$opts,multichannel,max_channels=2" //10.0.2.100/data "$mc"; then
+        result "$label/channels" FAIL "mount failed: $(dmesg | tail -5 | tr '\n' ' ')"
+        return 1
+    fi
+    extra=$(grep -oE 'Extra Channels: *[0-9]+' /proc/fs/cifs/DebugData | head -1)
+    if [[ $extra =~ :\ *1$ ]]; then
+        result "$label/channels" PASS "$extra"
+    else
+        result "$label/channels" FAIL "${extra:-no extra channel}: $(sed -n '/Server interfaces/,/^$/p' /proc/fs/cifs/DebugData | head -14 | tr '\n' ' ')"
+    fi
+    head -c 8M /dev/urandom > /tmp/mc.src
+    check "$label/io" bash -c "cp /tmp/mc.src $mc/mc.bin && echo 3 > /proc/sys/vm/drop_caches && cmp /tmp/mc.src $mc/mc.bin && rm $mc/mc.bin"
+    timeout 60 umount "$mc" && result "$label/unmount" PASS || result "$label/unmount" FAIL
+}
+multichannel multichannel-tcp "$base" || rc=1
+multichannel multichannel-rdma "$direct" || rc=1
+
 kernel_clean || rc=1
 exit $rc

@@ -89,7 +89,13 @@ public final class HostGateway implements AutoCloseable {
         cmd.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
                 System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve", "--config",
                 config.toString()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        // -Drdmagate.interop.gatewayLogLevel=DEBUG: the gateway's own level, for a failing lab job
+        String level = System.getProperty("rdmagate.interop.gatewayLogLevel");
+        if (level != null) {
+            pb.environment().put("RDMAGATE_LOG_LEVEL", level);
+        }
+        Process p = pb.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             Matcher m = HTTP_LINE.matcher(Files.readString(log));

@@ -93,6 +93,10 @@ final class RawSmbClient implements AutoCloseable {
     volatile Consumer<ByteBuffer> onBreak;
     long sessionId;
     int treeId;
+    /** The exported session key of the last successful logon or binding (NTLM KEY_EXCH). */
+    byte[] sessionKey;
+    /** When set, every request is signed with it (a 3.x session's or channel's AES-CMAC key). */
+    volatile io.rdmagate.smb.mssmb2.crypto.Smb2Signer signer;
 
     record Created(int status, int oplockLevel, FileId fileId) {
     }
@@ -164,6 +168,10 @@ final class RawSmbClient implements AutoCloseable {
     CompletableFuture<ByteBuffer> send(int command, ByteBuffer m, int charge) throws IOException {
         long mid = nextMid.getAndAdd(charge);
         Smb2Header.writeRequest(m, command, charge, 16, 0, mid, treeId, sessionId);
+        io.rdmagate.smb.mssmb2.crypto.Smb2Signer sig = signer;
+        if (sig != null) {
+            sig.sign(m, null);
+        }
         if (sent != null) {
             sent.add(new Sent(command, Arrays.copyOf(m.array(), m.limit())));
         }
@@ -277,7 +285,51 @@ final class RawSmbClient implements AutoCloseable {
         byte[] challenge = securityBuffer(r);
         byte[] key = new byte[16];
         new SecureRandom().nextBytes(key);
-        return call(Smb2Command.SESSION_SETUP, sessionSetup(authenticate(challenge, key), previous));
+        ByteBuffer done = call(Smb2Command.SESSION_SETUP, sessionSetup(authenticate(challenge, key), previous));
+        sessionKey = key;
+        return done;
+    }
+
+    /** The AES-CMAC signer of a 3.0/3.0.2 session or channel whose exported key is {@code key} (MS-SMB2 3.2.5.3.1). */
+    static io.rdmagate.smb.mssmb2.crypto.Smb2Signer signer30(byte[] key) {
+        return io.rdmagate.smb.mssmb2.crypto.Smb2Signer.aesCmac(
+                io.rdmagate.smb.mssmb2.crypto.Smb2Kdf.serverKeys(key, false, null, 128).signing());
+    }
+
+    /**
+     * Binds this connection to {@code primary}'s session (MS-SMB2 3.2.4.1.7): NEGOTIATE with the same
+     * dialect and ClientGuid, then both SESSION_SETUP legs with SMB2_SESSION_FLAG_BINDING, signed with
+     * the session's key; afterwards this client signs with the channel's key. Returns the final
+     * response (its status tells whether the binding was accepted).
+     */
+    ByteBuffer bindTo(RawSmbClient primary) throws Exception {
+        dialect = primary.dialect;
+        clientGuid = primary.clientGuid;
+        ByteBuffer n = msg(36 + 2);
+        n.putShort(64, (short) 36).putShort(66, (short) 1).putShort(68, (short) 1).putInt(72, 0x8).put(76, clientGuid)
+                .putShort(100, (short) dialect);
+        check(call(Smb2Command.NEGOTIATE, n), NtStatus.SUCCESS);
+        sessionId = primary.sessionId;
+        treeId = primary.treeId;
+        signer = primary.signer;
+        ByteBuffer r = call(Smb2Command.SESSION_SETUP, binding(negotiateToken()));
+        if (Smb2Header.status(r) != NtStatus.MORE_PROCESSING_REQUIRED) {
+            return r;
+        }
+        byte[] key = new byte[16];
+        new SecureRandom().nextBytes(key);
+        ByteBuffer done = call(Smb2Command.SESSION_SETUP, binding(authenticate(securityBuffer(r), key)));
+        if (Smb2Header.status(done) == NtStatus.SUCCESS) {
+            sessionKey = key;
+            signer = signer30(key);
+        }
+        return done;
+    }
+
+    private static ByteBuffer binding(byte[] token) {
+        ByteBuffer m = sessionSetup(token, 0);
+        m.put(66, (byte) 1); // Flags: SMB2_SESSION_FLAG_BINDING
+        return m;
     }
 
     static void check(ByteBuffer r, int status) {

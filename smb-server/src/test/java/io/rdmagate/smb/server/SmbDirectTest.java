@@ -215,6 +215,66 @@ class SmbDirectTest {
         }
     }
 
+    /** FSCTL_QUERY_NETWORK_INTERFACE_INFO (MS-SMB2 2.2.31): the response's first NETWORK_INTERFACE_INFO. */
+    private static ByteBuffer firstInterface(RawSmbClient c) throws Exception {
+        ByteBuffer m = RawSmbClient.msg(56);
+        m.putShort(64, (short) 57).putInt(68, 0x001401FC);
+        for (int i = 0; i < 16; i++) {
+            m.put(72 + i, (byte) 0xFF);
+        }
+        m.putInt(88, 120).putInt(96, 0).putInt(100, 120).putInt(108, 64 * 1024).putInt(112, 1);
+        ByteBuffer r = c.call(Smb2Command.IOCTL, m);
+        RawSmbClient.check(r, NtStatus.SUCCESS);
+        int at = r.getInt(64 + 32);
+        return r.slice(at, r.getInt(64 + 36)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Test
+    void aTcpSessionBindsAnSmbDirectChannelMovesDataByRdmaAndOutlivesItsTcpConnection() throws Exception {
+        RawSmbClient tcp = new RawSmbClient(server.port());
+        tcp.dialect = Smb2Dialect.SMB_3_0_2;
+        tcp.logon();
+        tcp.signer = RawSmbClient.signer30(tcp.sessionKey);
+        ByteBuffer iface = firstInterface(tcp);
+        assertEquals(0x1 | 0x2, iface.getInt(8), "RSS- and RDMA-capable: SMB Direct listens on the address");
+        FileId f = tcp.create("mc.bin", 0, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, 5).fileId();
+
+        directClient = SmbDirectClient.connect(clientDevice, direct.localAddress());
+        try (RawSmbClient rdma = new RawSmbClient(new DirectFrames(directClient))) {
+            ByteBuffer bound = rdma.bindTo(tcp);
+            RawSmbClient.check(bound, NtStatus.SUCCESS);
+            assertTrue(rdma.signer.verify(bound), "the binding's final response is signed with the new channel's key");
+            assertTrue(rdma.signer != tcp.signer);
+
+            int n = 256 << 10;
+            byte[] data = new byte[n];
+            new Random(11).nextBytes(data);
+            MemoryRegion src = directClient.register(n);
+            MemoryRegion dst = directClient.register(n);
+            src.segment().asByteBuffer().put(data);
+            // the open made on the TCP channel, used on the SMB Direct one: the session's, not a connection's
+            RawSmbClient.check(rdma.send(Smb2Command.WRITE, rdmaWrite(f, 0, n, Smb2Read.CHANNEL_RDMA_V1_INVALIDATE, src, 16), 4)
+                    .get(20, java.util.concurrent.TimeUnit.SECONDS), NtStatus.SUCCESS);
+
+            tcp.close(); // the session's first channel goes; it lives on over SMB Direct
+            long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            // the TCP transport counts its close after the request processor has handled it
+            var tcpMeters = server.server.metrics().transport("tcp");
+            while (tcpMeters.open() > 0 && System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+            assertEquals(0, tcpMeters.open(), "the TCP channel is gone and its loss handled");
+            ByteBuffer r = rdma.send(Smb2Command.READ, rdmaRead(f, 0, n, Smb2Read.CHANNEL_RDMA_V1_INVALIDATE, dst, n), 4)
+                    .get(20, java.util.concurrent.TimeUnit.SECONDS);
+            RawSmbClient.check(r, NtStatus.SUCCESS);
+            byte[] back = new byte[n];
+            dst.segment().asByteBuffer().get(back);
+            assertArrayEquals(data, back);
+            assertEquals(NtStatus.SUCCESS, rdma.close(f), "the open outlived the TCP connection it was made on");
+            assertNull(directClient.violation());
+        }
+    }
+
     @Test
     void anOplockBreakReachesTheSmbDirectClientWhenATcpClientOpensTheFile() throws Exception {
         try (RawSmbClient c = logonDirect(); RawSmbClient tcp = new RawSmbClient(server.port())) {
