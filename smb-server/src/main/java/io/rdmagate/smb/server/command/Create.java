@@ -539,11 +539,11 @@ public final class Create implements Command {
         if (!n.equalsIgnoreCase("srvsvc")) {
             throw new SmbException(NtStatus.OBJECT_NAME_NOT_FOUND, "no pipe " + n);
         }
-        List<SrvsvcPipe.ShareEntry> entries = new ArrayList<>();
+        List<io.rdmagate.smb.mssrvs.ShareInfo.Entry> entries = new ArrayList<>();
         for (io.rdmagate.smb.server.SmbShare s : c.server.config().shares()) {
-            entries.add(new SrvsvcPipe.ShareEntry(s.name(), 0, ""));
+            entries.add(new io.rdmagate.smb.mssrvs.ShareInfo.Entry(s.name(), io.rdmagate.smb.mssrvs.ShareInfo.DISK, ""));
         }
-        entries.add(new SrvsvcPipe.ShareEntry("IPC$", 0x80000003, "IPC Service"));
+        entries.add(new io.rdmagate.smb.mssrvs.ShareInfo.Entry("IPC$", io.rdmagate.smb.mssrvs.ShareInfo.IPC, "IPC Service"));
         Open o = c.server.opens().openPipe(c.conn, c.session, c.tree, new SrvsvcPipe(entries), n);
         c.setCompoundFileId(o.fileId());
         c.reply.length(Smb2Create.write(c.reply.body(89), new Smb2Create.Response(0, Smb2Create.FILE_OPENED, 0, 0, 0, 0,
