@@ -115,8 +115,20 @@ class FirstRunTest {
             assertEquals(0, counter(metrics, "rdmagate_rdma_queue_pairs{listener=\"nfs\"}"), metrics);
             assertEquals(0, counter(metrics, "rdmagate_rdma_rejected_connections_total{listener=\"nfs\"}"), metrics);
 
+            // SMB Direct listens on 5445 on the same soft-iWARP device, and the start log prints the
+            // cifs line for it; an MS-SMBD negotiation through a soft-iWARP connection of our own
+            // (what a siw client does) is answered with credits granted
             String started = Files.readString(log);
-            assertFalse(started.contains("smb-direct"), "nothing listens for SMB Direct in this build: " + started);
+            assertTrue(started.contains("listening: smb-direct/rdma"), started);
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("mount -t cifs -o rdma,vers=3.1.1,credentials=")), lines.toString());
+            try (var device = new io.rdmagate.rdma.softiwarp.SoftIwarpDevice("client",
+                    io.rdmagate.rdma.softiwarp.SoftIwarpDevice.Options.DEFAULT);
+                    var direct = io.rdmagate.smbdirect.client.SmbDirectClient.connect(device,
+                            new java.net.InetSocketAddress("127.0.0.1", 5445))) {
+                var negotiated = direct.negotiateResponse();
+                assertEquals(0x0100, negotiated.negotiatedVersion());
+                assertTrue(negotiated.creditsGranted() > 0, negotiated.toString());
+            }
         } finally {
             p.destroy();
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
