@@ -34,6 +34,23 @@ LAB=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" = 0 ] || { echo "lab.sh: the interop lab needs root (debootstrap, image build)" >&2; exit 1; }
 command -v qemu-system-x86_64 >/dev/null || { echo "lab.sh: needs qemu-system-x86 (see .ci/run)" >&2; exit 1; }
 
+# bench_job SCRIPT: builds the bench module, the image, and a job directory running SCRIPT with
+# the gateway's class path in cp/; sets repo, image and job
+bench_job() {
+    repo=$(cd "$LAB/../.." && pwd)
+    # shellcheck disable=SC1091
+    . "$repo/.mvn/select-jdk.sh"
+    (cd "$repo" && ./mvnw -q -DskipTests -pl bench -am package) >&2
+    image=$("$LAB/build-image.sh")
+    job=$(mktemp -d /tmp/rdmagate-lab-bench.XXXXXX)
+    prepare "$job"
+    cp "$LAB/job/$1" "$job/job.sh"
+    mkdir -p "$job/cp"
+    tr ':' '\n' < "$repo/bench/target/classpath.txt" | while read -r e; do
+        [ -f "$e" ] && cp "$e" "$job/cp/"
+    done
+}
+
 # fill a job directory with the helpers and workloads the guest scripts source
 prepare() {
     local dir=$1
@@ -104,18 +121,7 @@ case $cmd in
             json=$2
             shift 2
         fi
-        repo=$(cd "$LAB/../.." && pwd)
-        # shellcheck disable=SC1091
-        . "$repo/.mvn/select-jdk.sh"
-        (cd "$repo" && ./mvnw -q -DskipTests -pl bench -am package) >&2
-        image=$("$LAB/build-image.sh")
-        job=$(mktemp -d /tmp/rdmagate-lab-bench.XXXXXX)
-        prepare "$job"
-        cp "$LAB/job/bench-nfs-rdma.sh" "$job/job.sh"
-        mkdir -p "$job/cp"
-        tr ':' '\n' < "$repo/bench/target/classpath.txt" | while read -r e; do
-            [ -f "$e" ] && cp "$e" "$job/cp/"
-        done
+        bench_job bench-nfs-rdma.sh
         printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\nBENCH_VERS=%s\nBENCH_JFR=%s\n' "${1:-256}" "${2:-20}" "${3:-3}" \
             "${BENCH_JFR:-0}" > "$job/env"
         echo "lab.sh: job directory $job" >&2
@@ -141,18 +147,7 @@ case $cmd in
         exit $rc
         ;;
     bench-smb-direct)
-        repo=$(cd "$LAB/../.." && pwd)
-        # shellcheck disable=SC1091
-        . "$repo/.mvn/select-jdk.sh"
-        (cd "$repo" && ./mvnw -q -DskipTests -pl bench -am package) >&2
-        image=$("$LAB/build-image.sh")
-        job=$(mktemp -d /tmp/rdmagate-lab-bench.XXXXXX)
-        prepare "$job"
-        cp "$LAB/job/bench-smb-direct.sh" "$job/job.sh"
-        mkdir -p "$job/cp"
-        tr ':' '\n' < "$repo/bench/target/classpath.txt" | while read -r e; do
-            [ -f "$e" ] && cp "$e" "$job/cp/"
-        done
+        bench_job bench-smb-direct.sh
         printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\n' "${1:-256}" "${2:-20}" > "$job/env"
         echo "lab.sh: job directory $job" >&2
         set +e

@@ -38,14 +38,6 @@ EOF
 start_rdmagate /tmp/rdmagate.yaml /var/lib/rdmagate 20050 || exit 1
 unset JAVA_TOOL_OPTIONS
 
-mbps() {                                    # mbps T0 T1: MB/s for MIB MiB between them
-    awk -v m="$MIB" -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", m * 1.048576 / (b - a) }'
-}
-
-busy_ticks() {                              # CPU ticks spent on anything but idle and iowait, all CPUs
-    awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
-}
-
 process_ticks() {                           # process_ticks PID: its user + system ticks
     awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
@@ -65,20 +57,7 @@ run_load() {
     mount -t nfs -o "$opts" "$SIW_ADDR:$export" "$mnt" || { result "$name/mount" FAIL; return 1; }
     grep -qE "$mnt nfs4? .*proto=rdma" /proc/mounts || { result "$name/mount" FAIL "not over rdma"; return 1; }
     result "$name/mount" PASS "$(grep " $mnt " /proc/mounts | cut -d' ' -f4 | tr ',' '\n' | grep -E '^(vers|proto|rsize|wsize)=' | tr '\n' ' ')"
-    dd if=/dev/zero of="$mnt/warm" bs=1M count=64 oflag=direct status=none
-    dd if="$mnt/warm" of=/dev/null bs=1M iflag=direct status=none
-    dd if=/dev/urandom of=/tmp/src bs=1M count="$MIB" status=none
-    t0=$(date +%s.%N)
-    dd if=/tmp/src of="$mnt/big" bs=1M oflag=direct conv=fsync status=none
-    t1=$(date +%s.%N)
-    echo "BENCH $name write-MBps $(mbps "$t0" "$t1")"
-    sync; echo 3 > /proc/sys/vm/drop_caches
-    t0=$(date +%s.%N)
-    dd if="$mnt/big" of=/tmp/back bs=1M iflag=direct status=none
-    t1=$(date +%s.%N)
-    echo "BENCH $name read-MBps $(mbps "$t0" "$t1")"
-    cmp -s /tmp/src /tmp/back && result "$name/data" PASS || result "$name/data" FAIL "read back differs"
-    rm -f /tmp/back
+    bench_dd "$name" "$mnt"
     local b0 b1 g0 g1 s0 s1 c0 c1 iops hz
     # warm-up of the small-call path itself, unmeasured and alike for both servers: the dd passes
     # above make a few hundred calls, and under TCG the JVM's C2 compiles a READ path only after

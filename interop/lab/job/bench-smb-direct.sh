@@ -17,14 +17,6 @@ echo 1 > /proc/sys/kernel/panic_on_oops
 
 check siw-up rdma_dummy siw || exit 1
 
-mbps() {                                    # mbps T0 T1: MB/s for MIB MiB between them
-    awk -v m="$MIB" -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", m * 1.048576 / (b - a) }'
-}
-
-busy_ticks() {                              # CPU ticks spent on anything but idle and iowait, all CPUs
-    awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
-}
-
 # run_load NAME //SERVER/SHARE OPTS: mount, warm up, measure, unmount
 run_load() {
     local name=$1 unc=$2 opts=$3 mnt=/mnt/$1 t0 t1 b0 b1 iops hz
@@ -32,20 +24,7 @@ run_load() {
     timeout 180 mount -t cifs -o "$opts" "$unc" "$mnt" || { result "$name/mount" FAIL; return 1; }
     result "$name/mount" PASS "$(grep " $mnt " /proc/mounts | cut -d' ' -f4 | tr ',' '\n' \
         | grep -E '^(vers|rdma|rsize|wsize|cache)' | tr '\n' ' ')"
-    dd if=/dev/zero of="$mnt/warm" bs=1M count=64 oflag=direct status=none
-    dd if="$mnt/warm" of=/dev/null bs=1M iflag=direct status=none
-    dd if=/dev/urandom of=/tmp/src bs=1M count="$MIB" status=none
-    t0=$(date +%s.%N)
-    dd if=/tmp/src of="$mnt/big" bs=1M oflag=direct conv=fsync status=none
-    t1=$(date +%s.%N)
-    echo "BENCH $name write-MBps $(mbps "$t0" "$t1")"
-    sync; echo 3 > /proc/sys/vm/drop_caches
-    t0=$(date +%s.%N)
-    dd if="$mnt/big" of=/tmp/back bs=1M iflag=direct status=none
-    t1=$(date +%s.%N)
-    echo "BENCH $name read-MBps $(mbps "$t0" "$t1")"
-    cmp -s /tmp/src /tmp/back && result "$name/data" PASS || result "$name/data" FAIL "read back differs"
-    rm -f /tmp/back
+    bench_dd "$name" "$mnt"
     fio --name=warm --filename="$mnt/big" --rw=randread --bs=4k --iodepth=16 --ioengine=libaio \
         --direct=1 --time_based --runtime="$WARM_SECONDS" --output-format=terse > /dev/null 2>&1
     b0=$(busy_ticks)
