@@ -15,6 +15,7 @@ public final class SetAttributes {
     private Long atime;
     private Long mtime;
     private Long birthTime;
+    private Long changeTime;
     private Integer dosAttributes;
 
     public static SetAttributes create() {
@@ -59,6 +60,15 @@ public final class SetAttributes {
         return this;
     }
 
+    /**
+     * A change time a client sets (SMB's ChangeTime, MS-FSCC 2.4.7): reported until the file next
+     * changes, when the change time moves on by itself.
+     */
+    public SetAttributes changeTime(long nanos) {
+        this.changeTime = nanos;
+        return this;
+    }
+
     public SetAttributes dosAttributes(int bits) {
         this.dosAttributes = bits;
         return this;
@@ -92,6 +102,10 @@ public final class SetAttributes {
         return birthTime;
     }
 
+    public Long changeTime() {
+        return changeTime;
+    }
+
     public Integer dosAttributes() {
         return dosAttributes;
     }
@@ -108,19 +122,20 @@ public final class SetAttributes {
         r.atime = atime;
         r.mtime = mtime;
         r.birthTime = birthTime;
+        r.changeTime = changeTime;
         r.dosAttributes = dosAttributes;
         return r;
     }
 
     public boolean isEmpty() {
         return mode == null && uid == null && gid == null && size == null && atime == null
-                && mtime == null && birthTime == null && dosAttributes == null;
+                && mtime == null && birthTime == null && changeTime == null && dosAttributes == null;
     }
 
     @Override
     public String toString() {
         return "SetAttributes[mode=" + (mode == null ? null : Integer.toOctalString(mode)) + " uid=" + uid
                 + " gid=" + gid + " size=" + size + " atime=" + atime + " mtime=" + mtime + " birth="
-                + birthTime + " dos=" + dosAttributes + "]";
+                + birthTime + " change=" + changeTime + " dos=" + dosAttributes + "]";
     }
 }

@@ -1811,7 +1811,12 @@ public abstract class AbstractVfsConformanceTest {
             write(f.handle(), 0, "data".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             log.await("MODIFIED a.txt");
             fs.rename(ROOT, dir.handle(), "a.txt", dir.handle(), "b.txt", false);
-            log.await("REMOVED a.txt");
+            log.await("RENAMED_FROM a.txt");
+            log.await("RENAMED_TO b.txt");
+            Node elsewhere = mkdir("elsewhere");
+            fs.rename(ROOT, dir.handle(), "b.txt", elsewhere.handle(), "b.txt", false);
+            log.await("REMOVED b.txt"); // out of the directory
+            fs.rename(ROOT, elsewhere.handle(), "b.txt", dir.handle(), "b.txt", false);
             log.await("ADDED b.txt");
             mkdir(dir.handle(), "sub");
             log.await("ADDED sub");
@@ -1824,6 +1829,36 @@ public abstract class AbstractVfsConformanceTest {
         }
         mkfile(dir.handle(), "after-close.txt");
         assertNull(log.next(500), "no changes once the watch is closed");
+    }
+
+    /** DOS attributes live beside the file, where the kernel sees no change: the watch must hear of it all the same. */
+    @Test
+    void aDosAttributeChangeReachesAWatchOfTheDirectory() throws Exception {
+        Node dir = mkdir("dosattrs");
+        Node f = mkfile(dir.handle(), "hidden.txt");
+        ChangeLog log = new ChangeLog();
+        try (DirectoryWatch w = fs.watch(dir.handle(), log)) {
+            fs.setattr(ROOT, f.handle(), SetAttributes.create().dosAttributes(DosAttributes.HIDDEN));
+            log.await("MODIFIED hidden.txt");
+        }
+    }
+
+    /** What a protocol needs to answer "what changed" right after its own operation (SMB CHANGE_NOTIFY). */
+    @Test
+    void aSettledWatchHasHandedOnEveryChangeMadeBefore() throws Exception {
+        Node dir = mkdir("settled");
+        ChangeLog log = new ChangeLog();
+        try (DirectoryWatch w = fs.watch(dir.handle(), log)) {
+            for (int i = 0; i < 20; i++) {
+                mkfile(dir.handle(), "f" + i);
+                w.settle();
+                java.util.List<String> delivered = new java.util.ArrayList<>();
+                for (String c = log.next(0); c != null; c = log.next(0)) {
+                    delivered.add(c);
+                }
+                assertTrue(delivered.contains("ADDED f" + i), "delivered before settle returned: " + delivered);
+            }
+        }
     }
 
     @Test

@@ -299,7 +299,7 @@ public final class Fattr4 {
                 case SPACE_TOTAL -> out.writeHyper((fs = stat(fs, s)).totalBytes());
                 case SPACE_USED -> out.writeHyper(a.spaceUsed());
                 case TIME_ACCESS -> time(out, a.atimeNanos());
-                case TIME_CREATE -> time(out, a.birthTimeNanos() != 0 ? a.birthTimeNanos() : a.ctimeNanos());
+                case TIME_CREATE -> time(out, a.birthTimeNanos());
                 case TIME_DELTA -> time(out, 1);
                 case TIME_METADATA -> time(out, a.ctimeNanos());
                 case TIME_MODIFY -> time(out, a.mtimeNanos());

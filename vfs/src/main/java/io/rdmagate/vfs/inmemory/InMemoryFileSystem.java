@@ -329,8 +329,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
                     return;
                 }
                 // case-only rename on a case-insensitive export
-                detachEntryOnly(fd, from);
-                insert(td, toName, moving);
+                move(fd, from, td, toName, moving);
                 return;
             }
             if (target != null) {
@@ -349,8 +348,7 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
                 Permissions.requireUnlink(caller, attrs(td), attrs(target));
                 detach(td, to);
             }
-            detachEntryOnly(fd, from);
-            insert(td, toName, moving);
+            move(fd, from, td, toName, moving);
             if (moving.type == FileType.DIRECTORY) {
                 moving.parent = td;
             }
@@ -772,6 +770,21 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
         watches.fire(d.id, DirectoryChange.ADDED, name);
     }
 
+    /** Moves an entry; watchers hear a rename within a directory as one, else a removal and an addition. */
+    private void move(Inode fromDir, String from, Inode toDir, String to, Inode moving) {
+        if (fromDir != toDir) {
+            detachEntryOnly(fromDir, from);
+            insert(toDir, to, moving);
+            return;
+        }
+        long now = now();
+        fromDir.children.remove(from);
+        fromDir.children.put(to, moving);
+        fromDir.touchModify(now);
+        watches.fire(fromDir.id, DirectoryChange.RENAMED_FROM, from);
+        watches.fire(fromDir.id, DirectoryChange.RENAMED_TO, to);
+    }
+
     private void detachEntryOnly(Inode d, String name) {
         d.children.remove(name);
         d.touchModify(now());
@@ -852,6 +865,9 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
         }
         i.createVerifier = null;
         i.touchChange(now);
+        if (a.changeTime() != null) {
+            i.ctime = a.changeTime();
+        }
     }
 
     private static void applyDos(Inode i, int bits) {

@@ -34,15 +34,34 @@ final class HandleStore implements AutoCloseable {
     /**
      * One file's record. btime is the birth time seen when the record was made (0 when the
      * filesystem reports none): a file with the same inode but another birth time is a new file.
-     * birthOverride is a creation time a client set (SMB), 0 if none.
+     * birthOverride is a creation time a client set (SMB), {@link #NONE} if none. changeOverride
+     * is a change time a client set, reported while the file's ctime is still changeAtCtime (the
+     * ctime the setting itself left), {@link #NONE} if none.
+     *
+     * <p>Encoded as parent, generation, btime, birthOverride (8 bytes each), dos (4), a flags
+     * byte, the create verifier (8), then, if {@link #HAS_CHANGE}, changeOverride and
+     * changeAtCtime (8 each), and the name. Records written before the flags beyond
+     * {@link #HAS_VERIFIER} existed read as they did: a birthOverride of 0 there means none.
      */
     record Entry(long parent, String name, long generation, long btimeNanos, int dos, Long createVerifier,
-            long birthOverride) {
+            long birthOverride, long changeOverride, long changeAtCtime) {
+        static final long NONE = Long.MIN_VALUE;
+        static final int HAS_VERIFIER = 1;
+        static final int HAS_BIRTH = 2;
+        static final int HAS_CHANGE = 4;
+
         byte[] encode() {
             byte[] n = name.getBytes(StandardCharsets.UTF_8);
-            ByteBuffer b = ByteBuffer.allocate(8 + 8 + 8 + 8 + 4 + 1 + 8 + n.length);
-            b.putLong(parent).putLong(generation).putLong(btimeNanos).putLong(birthOverride).putInt(dos);
-            b.put((byte) (createVerifier == null ? 0 : 1)).putLong(createVerifier == null ? 0 : createVerifier);
+            boolean change = changeOverride != NONE;
+            ByteBuffer b = ByteBuffer.allocate(8 + 8 + 8 + 8 + 4 + 1 + 8 + (change ? 16 : 0) + n.length);
+            int flags = (createVerifier == null ? 0 : HAS_VERIFIER) | (birthOverride == NONE ? 0 : HAS_BIRTH)
+                    | (change ? HAS_CHANGE : 0);
+            b.putLong(parent).putLong(generation).putLong(btimeNanos).putLong(birthOverride == NONE ? 0 : birthOverride)
+                    .putInt(dos);
+            b.put((byte) flags).putLong(createVerifier == null ? 0 : createVerifier);
+            if (change) {
+                b.putLong(changeOverride).putLong(changeAtCtime);
+            }
             b.put(n);
             return b.array();
         }
@@ -54,31 +73,61 @@ final class HandleStore implements AutoCloseable {
             long btime = b.getLong();
             long birth = b.getLong();
             int dos = b.getInt();
-            boolean hasVerf = b.get() != 0;
+            int flags = b.get();
             long verf = b.getLong();
+            long change = NONE;
+            long changeAt = 0;
+            if ((flags & HAS_CHANGE) != 0) {
+                change = b.getLong();
+                changeAt = b.getLong();
+            }
             byte[] n = new byte[b.remaining()];
             b.get(n);
-            return new Entry(parent, new String(n, StandardCharsets.UTF_8), gen, btime, dos, hasVerf ? verf : null, birth);
+            boolean hasBirth = (flags & HAS_BIRTH) != 0 || (flags & ~HAS_VERIFIER) == 0 && birth != 0;
+            return new Entry(parent, new String(n, StandardCharsets.UTF_8), gen, btime, dos,
+                    (flags & HAS_VERIFIER) != 0 ? verf : null, hasBirth ? birth : NONE, change, changeAt);
         }
 
         static Entry fresh(long parent, String name, long btimeNanos) {
-            return new Entry(parent, name, newGeneration(), btimeNanos, 0, null, 0);
+            return new Entry(parent, name, newGeneration(), btimeNanos, 0, null, NONE, NONE, 0);
         }
 
         Entry at(long newParent, String newName) {
-            return new Entry(newParent, newName, generation, btimeNanos, dos, createVerifier, birthOverride);
+            return new Entry(newParent, newName, generation, btimeNanos, dos, createVerifier, birthOverride,
+                    changeOverride, changeAtCtime);
         }
 
         Entry withDos(int bits) {
-            return new Entry(parent, name, generation, btimeNanos, bits, createVerifier, birthOverride);
+            return new Entry(parent, name, generation, btimeNanos, bits, createVerifier, birthOverride, changeOverride,
+                    changeAtCtime);
         }
 
         Entry withBirth(long nanos) {
-            return new Entry(parent, name, generation, btimeNanos, dos, createVerifier, nanos);
+            return new Entry(parent, name, generation, btimeNanos, dos, createVerifier, nanos, changeOverride,
+                    changeAtCtime);
+        }
+
+        /** A change time set by a client while the file's ctime is {@code ctime}. */
+        Entry withChange(long nanos, long ctime) {
+            return new Entry(parent, name, generation, btimeNanos, dos, createVerifier, birthOverride, nanos, ctime);
+        }
+
+        /**
+         * The file changed through the gateway: a change time set before is no longer reported
+         * (the ctime check misses a change within the filesystem's timestamp granularity).
+         */
+        Entry withoutChange() {
+            return changeOverride == NONE ? this : withChange(NONE, 0);
         }
 
         Entry withVerifier(Long v) {
-            return new Entry(parent, name, generation, btimeNanos, dos, v, birthOverride);
+            return new Entry(parent, name, generation, btimeNanos, dos, v, birthOverride, changeOverride,
+                    changeAtCtime);
+        }
+
+        /** The change time to report for a file whose ctime is {@code ctime}. */
+        long change(long ctime) {
+            return changeOverride != NONE && ctime == changeAtCtime ? changeOverride : ctime;
         }
     }
 

@@ -583,6 +583,10 @@ public final class LocalFileSystem implements VirtualFileSystem {
             Entry e = entryOf(st.ino());
             Permissions.checkSetattr(caller, attrs(st, e), attributes);
             apply(a, f, st, e, attributes);
+            if (e != null && (attributes.dosAttributes() != null || attributes.birthTime() != null
+                    || attributes.changeTime() != null)) {
+                changes.changedByGateway(e.parent(), e.name());
+            }
             return attrs(stat(a, f.fd()), entryOf(st.ino()));
         }
     }
@@ -637,11 +641,14 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 }
             }
             if (st.ino() != rootIno) {
+                // the ctime this setattr left: a change time set now is reported until it moves
+                long ctimeAfter = s.changeTime() == null ? 0 : stat(a, f.fd()).ctime();
                 store.update(st.ino(), cur -> {
                     Entry next = cur.withVerifier(null);
                     if (s.dosAttributes() != null) {
                         next = next.withDos(s.dosAttributes() & DosAttributes.STORED);
                     }
+                    next = s.changeTime() != null ? next.withChange(s.changeTime(), ctimeAfter) : next.withoutChange();
                     return s.birthTime() == null ? next : next.withBirth(s.birthTime());
                 });
             }
@@ -761,7 +768,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 if (stability != Stability.UNSTABLE) {
                     Libc.fsync(a, data.fd, stability == Stability.DATA_SYNC);
                 }
-                Entry e = store.update(st.ino(), cur -> cur.withDos(cur.dos() | DosAttributes.ARCHIVE));
+                Entry e = store.update(st.ino(), cur -> cur.withDos(cur.dos() | DosAttributes.ARCHIVE).withoutChange());
                 return new WriteResult((int) length, stability, attrs(stat(a, data.fd), e));
             } finally {
                 data.release();
@@ -1321,9 +1328,10 @@ public final class LocalFileSystem implements VirtualFileSystem {
 
     private FileAttributes attrs(Stat s, Entry e) {
         int stored = e == null ? 0 : e.dos();
-        long birth = e != null && e.birthOverride() != 0 ? e.birthOverride() : s.btime() != 0 ? s.btime() : s.ctime();
+        long birth = e != null && e.birthOverride() != Entry.NONE ? e.birthOverride() : s.btime() != 0 ? s.btime() : s.ctime();
+        long change = e == null ? s.ctime() : e.change(s.ctime());
         return new FileAttributes(s.type(), s.mode(), s.nlink(), s.uid(), s.gid(), s.size(), s.blocks() * 512, s.ino(),
-                volumeId, s.rdev(), s.atime(), s.mtime(), s.ctime(), birth, DosAttributes.derive(stored, s.type(), s.mode()),
+                volumeId, s.rdev(), s.atime(), s.mtime(), change, birth, DosAttributes.derive(stored, s.type(), s.mode()),
                 s.ctime() ^ (s.size() << 1));
     }
 

@@ -97,7 +97,8 @@ public final class Permissions {
             require(c, a, W, "truncate");
         }
         boolean explicitTime = (s.atime() != null && s.atime() != SetAttributes.SERVER_TIME)
-                || (s.mtime() != null && s.mtime() != SetAttributes.SERVER_TIME) || s.birthTime() != null;
+                || (s.mtime() != null && s.mtime() != SetAttributes.SERVER_TIME) || s.birthTime() != null
+                || s.changeTime() != null;
         if (explicitTime && !owner) {
             throw new VfsException(VfsError.NOT_OWNER, "only the owner may set times");
         }

@@ -31,9 +31,20 @@ public final class Watches {
         this.unwatched = unwatched;
     }
 
+    /** Adds a listener; the watch's {@code settle} waits for the changes fired so far to be delivered. */
     public DirectoryWatch add(long dir, DirectoryListener l) {
         byDir.computeIfAbsent(dir, k -> new CopyOnWriteArrayList<>()).add(l);
-        return () -> remove(dir, l);
+        return new DirectoryWatch() {
+            @Override
+            public void close() {
+                remove(dir, l);
+            }
+
+            @Override
+            public void settle() {
+                flush();
+            }
+        };
     }
 
     private void remove(long dir, DirectoryListener l) {
@@ -68,6 +79,17 @@ public final class Watches {
                 x.changed(change, name);
             }
         });
+    }
+
+    /** Returns once every change handed to {@link #fire} before the call has reached its listeners. */
+    public void flush() {
+        try {
+            delivery.submit(() -> { }).get();
+        } catch (java.util.concurrent.RejectedExecutionException | java.util.concurrent.ExecutionException e) {
+            // closed: nothing more is delivered
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     public void close() {

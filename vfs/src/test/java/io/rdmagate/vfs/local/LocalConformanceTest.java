@@ -109,8 +109,8 @@ class LocalConformanceTest extends AbstractVfsConformanceTest {
             Files.writeString(d.resolve("by-host.txt"), "changed", java.nio.file.StandardOpenOption.APPEND);
             log.await("MODIFIED by-host.txt");
             Files.move(d.resolve("by-host.txt"), d.resolve("moved.txt"));
-            log.await("REMOVED by-host.txt");
-            log.await("ADDED moved.txt");
+            log.await("RENAMED_FROM by-host.txt");
+            log.await("RENAMED_TO moved.txt");
             Files.delete(d.resolve("moved.txt"));
             log.await("REMOVED moved.txt");
         }
