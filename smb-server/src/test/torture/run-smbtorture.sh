@@ -11,7 +11,12 @@ cd "$(dirname "$0")/../../../.."
 groups=("$@")
 if [ "${#groups[@]}" -eq 0 ]; then
   groups=(smb2.connect smb2.read smb2.rw smb2.getinfo smb2.setinfo smb2.dir smb2.create smb2.compound smb2.lock
-          smb2.session smb2.rename smb2.credits smb2.ioctl smb2.lease smb2.oplock smb2.durable-open)
+          smb2.session smb2.rename smb2.credits smb2.ioctl smb2.lease smb2.oplock smb2.durable-open
+          smb2.multichannel smb2.timestamps smb2.notify-inotify)
+  # smb2.notify test by test, without tcon
+  while read -r t; do
+    groups+=("$t")
+  done < <(smbtorture --list smb2.notify 2>/dev/null | grep '^smb2\.notify\.' | grep -v '\.tcon\.' | sed 's/\.[^.]*$//')
 fi
 per_group_timeout=${TORTURE_TIMEOUT:-180}
 work=$(mktemp -d /tmp/rdmagate-torture.XXXXXX)

@@ -3,6 +3,8 @@ package io.rdmagate.smb.server;
 /** Access mask bits (MS-SMB2 2.2.13.1.1) and their generic mapping (MS-FSA 2.1.5.1.2.1). */
 public final class Access {
     public static final int FILE_READ_DATA = 0x1;
+    /** FILE_READ_DATA's bit on a directory (MS-SMB2 2.2.13.1.2). */
+    public static final int FILE_LIST_DIRECTORY = 0x1;
     public static final int FILE_WRITE_DATA = 0x2;
     public static final int FILE_APPEND_DATA = 0x4;
     public static final int FILE_READ_EA = 0x8;

@@ -24,6 +24,9 @@ public final class Ctx {
     /** When the request was taken ({@link System#nanoTime()}), for the latency histogram. */
     final long start = System.nanoTime();
 
+    /** The message's place in its connection's arrival order ({@link ArrivalOrder}). */
+    long ticket;
+
     Ctx(SmbConnection conn, ByteBuffer msg, boolean encrypted, boolean lastInCompound) {
         this.conn = conn;
         this.server = conn.server;

@@ -14,12 +14,12 @@ public final class Files {
     }
 
     public static long ft(long unixNanos) {
-        return unixNanos == 0 ? 0 : FileTime.fromUnixNanos(unixNanos);
+        return FileTime.fromUnixNanos(unixNanos);
     }
 
-    /** FILETIMEs for SMB: creation is the birth time when the filesystem keeps one, else the change time. */
+    /** FILETIMEs for SMB (the vfs reports a creation time for every file: a set one, the birth time, or the ctime). */
     public static FileInfo info(FileAttributes a, boolean deletePending) {
-        long birth = a.birthTimeNanos() != 0 ? a.birthTimeNanos() : Math.min(a.ctimeNanos(), a.mtimeNanos());
+        long birth = a.birthTimeNanos();
         boolean dir = a.type() == FileType.DIRECTORY;
         long alloc = dir ? 0 : Math.max(a.spaceUsed(), (a.size() + 4095) & ~4095L);
         return new FileInfo(ft(birth), ft(a.atimeNanos()), ft(a.mtimeNanos()), ft(a.ctimeNanos()), alloc,
@@ -30,10 +30,11 @@ public final class Files {
     /**
      * Splits a share-relative SMB path ("dir\\file", leading '\' allowed) into components.
      * Refuses (STATUS_OBJECT_NAME_INVALID) empty components, "." and "..", and the characters
-     * MS-FSCC 2.1.5.2 forbids; a ':' (a stream name) too, as streams are not served.
+     * MS-FSCC 2.1.5.2 forbids; a ':' (a stream name) too, as streams are not served. A '/'
+     * separates components like '\\'.
      */
     public static List<String> split(String path) throws SmbException {
-        String p = path;
+        String p = path.replace('/', '\\'); // a separator too, as Samba takes it
         while (p.startsWith("\\")) {
             p = p.substring(1);
         }

@@ -42,6 +42,10 @@ public final class Open {
     public volatile String path;
     public volatile long position;
     public volatile int mode;
+    /** Set when the open starts closing: a CHANGE_NOTIFY handled meanwhile ends at once (NOTIFY_CLEANUP). */
+    public volatile boolean closing;
+    /** The times a client fixed through this open (MS-FSA Open.UserSet*Time). */
+    public final UserSetTimes userSetTimes = new UserSetTimes();
     /** QUERY_DIRECTORY state (MS-SMB2 3.3.1.10 enumeration); guarded by this open's monitor. */
     public List<DirEntry> listing;
     /** MS-SMB2 3.3.1.10 OplockLevel and OplockState, and the break in progress; guarded by the OpenTable's monitor. */

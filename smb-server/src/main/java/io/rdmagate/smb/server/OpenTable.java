@@ -365,6 +365,16 @@ public final class OpenTable {
         return f.deletePending;
     }
 
+    public synchronized boolean deletePending(Open o) {
+        return o.file != null && o.file.deletePending;
+    }
+
+    /** The opens of {@code o}'s file still open while it is delete pending (none if it is not). */
+    public synchronized List<Open> deletePendingOpens(Open o) {
+        FileState f = o.file;
+        return f == null || !f.deletePending ? List.of() : List.copyOf(f.opens);
+    }
+
     synchronized void moved(FileState f, FileHandle parent, String name) {
         f.parent = parent;
         f.name = name;

@@ -27,6 +27,7 @@ public final class Reply {
 
     /** Async form: the interim STATUS_PENDING response goes out now, the final one later. */
     long asyncId;
+    SmbConnection.AsyncOp async;
     /**
      * The client memory token the response invalidates at the client (SMB Direct Send with
      * Invalidate, asked by SMB2_CHANNEL_RDMA_V1_INVALIDATE), or -1.

@@ -74,6 +74,10 @@ public final class SmbConnection implements Receiver {
     /** When the client last sent a request, for the idle timeout. */
     volatile long lastRequestNanos = System.nanoTime();
     private final AtomicLong nextAsyncId = new AtomicLong(1);
+    private final ArrivalOrder arrival = new ArrivalOrder();
+    /** MessageIds of CANCELs that found no request yet, oldest first (see {@link #cancel}). */
+    private final java.util.LinkedHashSet<Long> earlyCancels = new java.util.LinkedHashSet<>();
+    static final int EARLY_CANCELS = 64;
 
     public SmbConnection(SmbServer server, SmbTransport transport) {
         this.server = server;
@@ -196,14 +200,17 @@ public final class SmbConnection implements Receiver {
         if (inFlight.incrementAndGet() >= server.config().maxInFlight()) {
             transport.pauseReceiving(true);
         }
+        long ticket = arrival.ticket();
         Thread.ofVirtual().name("smb-" + client.getHostAddress()).start(() -> {
             try {
-                process(message);
+                arrival.await(ticket);
+                process(message, ticket);
             } catch (RuntimeException e) {
                 server.internalError();
                 log.error("closing {}: request processing failed", client, e);
                 transport.disconnect();
             } finally {
+                arrival.taken(ticket);
                 release.run();
                 if (inFlight.decrementAndGet() < server.config().maxInFlight()) {
                     transport.pauseReceiving(false);
@@ -244,7 +251,7 @@ public final class SmbConnection implements Receiver {
         transport.disconnect();
     }
 
-    private void process(ByteBuffer nio) {
+    private void process(ByteBuffer nio, long ticket) {
         if (nio.limit() >= 4 && nio.getInt(0) == 0x424D53FF) {
             Smb1Negotiate.handle(this, nio);
             return;
@@ -275,10 +282,18 @@ public final class SmbConnection implements Receiver {
             close("malformed SMB2 header or compound chain");
             return;
         }
+        boolean notify = false;
+        for (ByteBuffer m : messages) {
+            notify |= Smb2Header.command(m) == Smb2Command.CHANGE_NOTIFY;
+        }
+        if (!notify) {
+            arrival.taken(ticket); // a CHANGE_NOTIFY takes its turn once it is with its open
+        }
         List<Ctx> done = new ArrayList<>(messages.size());
         Ctx prev = null;
         for (int i = 0; i < messages.size(); i++) {
             Ctx c = new Ctx(this, messages.get(i), encrypted, i == messages.size() - 1);
+            c.ticket = ticket;
             handleOne(c, prev, i == 0);
             if (!c.reply.disconnect && !(c.reply.asyncId != 0 && c.reply.status == NtStatus.PENDING)) {
                 server.metrics().request(Smb2Header.command(c.msg), c.reply.status, c.start); // async: when it completes
@@ -496,6 +511,7 @@ public final class SmbConnection implements Receiver {
             sent.add(c);
         }
         if (parts.isEmpty()) {
+            interimsSent(done);
             return;
         }
         for (int i = 0; i < parts.size(); i++) {
@@ -529,9 +545,20 @@ public final class SmbConnection implements Receiver {
                 tailPayload.release();
             }
             transport.send(List.of(sealed), null, sealedPayload, invalidate(sent));
+            interimsSent(done);
             return;
         }
         transport.send(parts, tailPayload, paddedPayload, invalidate(sent));
+        interimsSent(done);
+    }
+
+    /** Final responses of async operations that completed before their interim response may follow it now. */
+    private static void interimsSent(List<Ctx> done) {
+        for (Ctx c : done) {
+            if (c.reply.async != null) {
+                c.reply.async.interimSent(c.reply.asyncId != 0 && c.reply.status == NtStatus.PENDING && !c.reply.none);
+            }
+        }
     }
 
     /** The client's memory token a response asks to invalidate (SMB2_CHANNEL_RDMA_V1_INVALIDATE), or -1. */
@@ -601,7 +628,13 @@ public final class SmbConnection implements Receiver {
         final int creditCharge;
         final long start;
         volatile Runnable cancel = () -> { };
+        /** A CANCEL named this operation, perhaps before its handler said how to cancel it. */
+        private volatile boolean cancelRequested;
         private final java.util.concurrent.atomic.AtomicBoolean completed = new java.util.concurrent.atomic.AtomicBoolean();
+        /** Guards {@link #interimOut} and {@link #held}: the final response never overtakes the interim one. */
+        private final Object order = new Object();
+        private boolean interimOut;
+        private ByteBuffer held;
 
         AsyncOp(Ctx c) {
             this.asyncId = nextAsyncId.getAndIncrement();
@@ -617,11 +650,42 @@ public final class SmbConnection implements Receiver {
 
         /** Runs the cancel action (CANCEL, connection loss). */
         public void cancel() {
+            cancelRequested = true;
             cancel.run();
         }
 
+        /**
+         * How to cancel the operation. A CANCEL that came first (before the request went async,
+         * or before this call) runs {@code r} now.
+         */
         public void onCancel(Runnable r) {
             cancel = r;
+            if (cancelRequested) {
+                r.run();
+            }
+        }
+
+        /** The interim response went out (or the request was answered otherwise): a held final response follows. */
+        void interimSent(boolean interim) {
+            ByteBuffer msg;
+            synchronized (order) {
+                interimOut = true;
+                msg = held;
+                held = null;
+            }
+            if (msg != null && interim) {
+                write(List.of(msg), null);
+            }
+        }
+
+        private void sendFinal(ByteBuffer msg) {
+            synchronized (order) {
+                if (!interimOut) {
+                    held = msg; // completed before the interim response left: it follows that
+                    return;
+                }
+            }
+            write(List.of(msg), null);
         }
 
         /** Whether the final response went out (or a cancel or lost connection ended the operation). */
@@ -651,7 +715,7 @@ public final class SmbConnection implements Receiver {
             if (encrypted || session.encryptData) {
                 Smb2Cipher enc = session.encryptor;
                 if (enc != null) {
-                    write(List.of(enc.encrypt(session.id, msg)), null);
+                    sendFinal(enc.encrypt(session.id, msg));
                     return true;
                 }
             }
@@ -660,22 +724,59 @@ public final class SmbConnection implements Receiver {
                     session.signerLocked(SmbConnection.this).sign(msg, null);
                 }
             }
-            write(List.of(msg), null);
+            sendFinal(msg);
             return true;
         }
     }
 
-    /** Makes the request async: the interim response goes out with the rest of the compound. */
+    /**
+     * Makes the request async: the interim response goes out with the rest of the compound, and
+     * a final response completed before that waits for it. A CANCEL of its MessageId that came
+     * while the request was still being handled cancels it now.
+     */
     public AsyncOp goAsync(Ctx c) {
         AsyncOp op = new AsyncOp(c);
-        async.put(op.asyncId, op);
+        synchronized (earlyCancels) {
+            async.put(op.asyncId, op);
+            if (earlyCancels.remove(op.messageId)) {
+                op.cancelRequested = true;
+            }
+        }
         c.reply.asyncId = op.asyncId;
+        c.reply.async = op;
         c.reply.status = NtStatus.PENDING;
         return op;
     }
 
-    /** MS-SMB2 3.3.5.16: finds the request a CANCEL names, by AsyncId or by MessageId. */
-    public AsyncOp findAsync(ByteBuffer cancel) {
+    /** The request in {@code c} no longer needs the messages after it to wait (see {@link ArrivalOrder}). */
+    public void turnTaken(Ctx c) {
+        arrival.taken(c.ticket);
+    }
+
+    /**
+     * MS-SMB2 3.3.5.16: cancels the request a CANCEL names, by AsyncId, or by MessageId while it
+     * is synchronous. Requests are handled concurrently, so the CANCEL may be handled before the
+     * request it names goes async (a client sends it microseconds later): its MessageId is kept
+     * (the last {@link #EARLY_CANCELS}) for the request to find when it does.
+     */
+    public void cancel(ByteBuffer cancel) {
+        AsyncOp op;
+        synchronized (earlyCancels) {
+            op = findAsync(cancel);
+            if (op == null && !Smb2Header.isAsync(cancel)) {
+                long mid = Smb2Header.messageId(cancel);
+                if (earlyCancels.size() >= EARLY_CANCELS) {
+                    earlyCancels.remove(earlyCancels.iterator().next());
+                }
+                earlyCancels.add(mid);
+            }
+        }
+        if (op != null) {
+            op.cancel();
+        }
+    }
+
+    private AsyncOp findAsync(ByteBuffer cancel) {
         if (Smb2Header.isAsync(cancel)) {
             return async.get(Smb2Header.asyncId(cancel));
         }

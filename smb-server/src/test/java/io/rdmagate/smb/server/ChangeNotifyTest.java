@@ -12,8 +12,6 @@ import com.hierynomus.mssmb2.SMB2CompletionFilter;
 import com.hierynomus.mssmb2.SMB2CreateDisposition;
 import com.hierynomus.mssmb2.SMB2ShareAccess;
 import com.hierynomus.mssmb2.messages.SMB2ChangeNotifyResponse;
-import com.hierynomus.smbj.SMBClient;
-import com.hierynomus.smbj.connection.Connection;
 import com.hierynomus.smbj.share.Directory;
 import com.hierynomus.smbj.share.DiskShare;
 import java.nio.file.Files;
@@ -35,27 +33,22 @@ import org.junit.jupiter.api.io.TempDir;
 class ChangeNotifyTest {
     @TempDir
     static Path tmp;
+    static SmbjShare smb;
     static TestServer server;
     static Path export;
-    static SMBClient client;
-    static Connection conn;
     static DiskShare share;
 
     @BeforeAll
     static void start() throws Exception {
-        export = Files.createDirectories(tmp.resolve("export"));
-        server = new TestServer(export, Files.createDirectories(tmp.resolve("state")), false, false);
-        client = new SMBClient(SmbjTest.config().build());
-        conn = client.connect("127.0.0.1", server.port());
-        share = (DiskShare) conn.authenticate(SmbjTest.auth(TestServer.PASSWORD)).connectShare("data");
+        smb = SmbjShare.start(tmp);
+        server = smb.server();
+        export = smb.export();
+        share = smb.share();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        share.close();
-        conn.close();
-        client.close();
-        server.close();
+        smb.close();
     }
 
     static Directory openDir(String name) throws Exception {
@@ -149,5 +142,98 @@ class ChangeNotifyTest {
         d.close();
         SMB2ChangeNotifyResponse r = f.get(20, TimeUnit.SECONDS);
         assertEquals(NtStatus.STATUS_NOTIFY_CLEANUP.getValue(), r.getHeader().getStatusCode());
+    }
+
+    /**
+     * Explorer cancels a CHANGE_NOTIFY microseconds after sending it when the user navigates away;
+     * the server handles a connection's requests concurrently, so the CANCEL may be handled before
+     * the request goes async. Each of many such pairs must end with STATUS_CANCELLED, after the
+     * interim response, and the connection must go on serving.
+     */
+    @Test
+    void aCancelRightBehindTheRequestCancelsIt() throws Exception {
+        Files.createDirectories(export.resolve("navigated"));
+        try (RawSmbClient raw = new RawSmbClient(server.port()).logon()) {
+            RawSmbClient.Created dir = raw.openDirectory("navigated");
+            assertEquals(0, dir.status());
+            for (int i = 0; i < 50; i++) {
+                long mid = raw.nextMessageId();
+                var f = raw.sendChangeNotify(dir.fileId(), 0x3, 4096);
+                raw.sendCancel(mid);
+                java.nio.ByteBuffer r = f.get(10, TimeUnit.SECONDS);
+                assertEquals(io.rdmagate.smb.mserref.NtStatus.CANCELLED, io.rdmagate.smb.mssmb2.Smb2Header.status(r), "pair " + i);
+                assertTrue(raw.interim.contains(mid), "the interim response came first, pair " + i);
+            }
+            assertEquals(0, raw.close(dir.fileId()));
+        }
+    }
+
+    /**
+     * A CANCEL that arrives ahead of its request (the server may handle it first however the two
+     * are sent) cancels the request when it goes async; the connection goes on serving.
+     */
+    @Test
+    void aCancelAheadOfItsRequestStillCancelsIt() throws Exception {
+        Files.createDirectories(export.resolve("early"));
+        try (RawSmbClient raw = new RawSmbClient(server.port()).logon()) {
+            RawSmbClient.Created dir = raw.openDirectory("early");
+            for (int i = 0; i < 20; i++) {
+                raw.sendCancel(raw.nextMessageId());
+                java.nio.ByteBuffer r = raw.sendChangeNotify(dir.fileId(), 0x3, 4096).get(10, TimeUnit.SECONDS);
+                assertEquals(io.rdmagate.smb.mserref.NtStatus.CANCELLED, io.rdmagate.smb.mssmb2.Smb2Header.status(r), "pair " + i);
+            }
+            assertEquals(0, raw.close(dir.fileId()));
+        }
+    }
+
+    /** The file names of a raw CHANGE_NOTIFY response's FILE_NOTIFY_INFORMATION entries (MS-FSCC 2.7.1). */
+    static List<String> names(java.nio.ByteBuffer r) {
+        List<String> out = new java.util.ArrayList<>();
+        int at = Short.toUnsignedInt(r.getShort(66));
+        if (r.getInt(68) == 0) {
+            return out;
+        }
+        while (true) {
+            int next = r.getInt(at);
+            int len = r.getInt(at + 8);
+            byte[] n = new byte[len];
+            r.get(at + 12, n);
+            out.add(new String(n, java.nio.charset.StandardCharsets.UTF_16LE));
+            if (next == 0) {
+                return out;
+            }
+            at += next;
+        }
+    }
+
+    /**
+     * Two CHANGE_NOTIFYs sent back to back on one handle wait in the order sent, whatever order the
+     * server's threads take them in: the first gets what was collected, the second the next change.
+     */
+    @Test
+    void requestsSentBackToBackAreAnsweredInTheOrderSent() throws Exception {
+        Path dir = Files.createDirectories(export.resolve("in-order"));
+        try (RawSmbClient raw = new RawSmbClient(server.port()).logon()) {
+            RawSmbClient.Created d = raw.openDirectory("in-order");
+            var first = raw.sendChangeNotify(d.fileId(), 0x3, 4096); // starts the feed, when the server takes it
+            for (int i = 0; !first.isDone() && i < 80; i++) {
+                Files.writeString(dir.resolve("start" + i), "x");
+                Thread.sleep(250);
+            }
+            assertEquals(0, io.rdmagate.smb.mssmb2.Smb2Header.status(first.get(10, TimeUnit.SECONDS)));
+            Files.writeString(dir.resolve("settled"), "x"); // the feed runs: what the first did not take is
+            var drain = raw.sendChangeNotify(d.fileId(), 0x3, 4096); // collected, and this takes it
+            assertTrue(names(drain.get(10, TimeUnit.SECONDS)).contains("settled"));
+            for (int i = 0; i < 10; i++) {
+                Files.writeString(dir.resolve("collected" + i), "x"); // no request waits: collected
+                var a = raw.sendChangeNotify(d.fileId(), 0x3, 4096);
+                var b = raw.sendChangeNotify(d.fileId(), 0x3, 4096);
+                assertEquals(List.of("collected" + i), names(a.get(10, TimeUnit.SECONDS)), "round " + i);
+                assertFalse(b.isDone(), "the second waits for the next change, round " + i);
+                Files.writeString(dir.resolve("next" + i), "x");
+                assertEquals(List.of("next" + i), names(b.get(10, TimeUnit.SECONDS)), "round " + i);
+            }
+            assertEquals(0, raw.close(d.fileId()));
+        }
     }
 }

@@ -401,12 +401,47 @@ final class RawSmbClient implements AutoCloseable {
 
     /** CREATE (MS-SMB2 2.2.13) without create contexts. */
     CompletableFuture<ByteBuffer> sendCreate(String name, int oplock, int access, int share, int disposition) throws IOException {
+        return sendCreate(name, oplock, access, share, disposition, 0x40); // FILE_NON_DIRECTORY_FILE
+    }
+
+    private CompletableFuture<ByteBuffer> sendCreate(String name, int oplock, int access, int share, int disposition,
+            int options) throws IOException {
         byte[] n = name.getBytes(StandardCharsets.UTF_16LE);
         ByteBuffer m = msg(56 + Math.max(1, n.length));
         m.putShort(64, (short) 57).put(67, (byte) oplock).putInt(68, 2).putInt(88, access).putInt(92, 0x80)
-                .putInt(96, share).putInt(100, disposition).putInt(104, 0x40)
+                .putInt(96, share).putInt(100, disposition).putInt(104, options)
                 .putShort(108, (short) 120).putShort(110, (short) n.length).put(120, n);
         return send(Smb2Command.CREATE, m);
+    }
+
+    /** Opens (or creates) directory {@code name} with FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES, sharing all. */
+    Created openDirectory(String name) throws Exception {
+        return created(sendCreate(name, 0, 0x81, 7, 3, 0x1).get(20, TimeUnit.SECONDS)); // FILE_OPEN_IF, FILE_DIRECTORY_FILE
+    }
+
+    /** The MessageId the next request will carry. */
+    long nextMessageId() {
+        return nextMid.get();
+    }
+
+    /** CHANGE_NOTIFY (MS-SMB2 2.2.35) on directory {@code dir}, without waiting for its response. */
+    CompletableFuture<ByteBuffer> sendChangeNotify(FileId dir, int completionFilter, int outputLength) throws IOException {
+        ByteBuffer m = msg(32);
+        m.putShort(64, (short) 32).putInt(68, outputLength).putInt(88, completionFilter);
+        dir.write(m, 72);
+        return send(Smb2Command.CHANGE_NOTIFY, m);
+    }
+
+    /** CANCEL (MS-SMB2 2.2.30) of the synchronous request {@code messageId}: no response comes for it. */
+    void sendCancel(long messageId) throws IOException {
+        ByteBuffer m = msg(4);
+        m.putShort(64, (short) 4);
+        Smb2Header.writeRequest(m, Smb2Command.CANCEL, 0, 0, 0, messageId, treeId, sessionId);
+        io.rdmagate.smb.mssmb2.crypto.Smb2Signer sig = signer;
+        if (sig != null) {
+            sig.sign(m, null);
+        }
+        frames.write(m.array(), m.limit());
     }
 
     /** CREATE asking for a lease (MS-SMB2 2.2.13.2.8: an RqLs v1 context of 32 bytes). */

@@ -15,7 +15,18 @@ public final class FileTime {
         return Math.floorDiv(nanos, 100) + EPOCH_DIFF;
     }
 
+    /**
+     * Nanoseconds since 1970 of a FILETIME, clamped to what a signed 64-bit count of nanoseconds
+     * holds (1677-09-21 to 2262-04-11); {@code Long.MIN_VALUE} is never returned.
+     */
     public static long toUnixNanos(long fileTime) {
-        return (fileTime - EPOCH_DIFF) * 100;
+        long ticks = fileTime - EPOCH_DIFF;
+        if (ticks > Long.MAX_VALUE / 100) {
+            return Long.MAX_VALUE;
+        }
+        if (ticks < (Long.MIN_VALUE + 1) / 100) {
+            return Long.MIN_VALUE + 1;
+        }
+        return ticks * 100;
     }
 }

@@ -4,7 +4,6 @@ import io.rdmagate.smb.mssmb2.Smb2DecodeException;
 import io.rdmagate.smb.mssmb2.Smb2Simple;
 import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
-import io.rdmagate.smb.server.SmbConnection;
 
 /**
  * CANCEL (MS-SMB2 3.3.5.16): completes the named pending request with STATUS_CANCELLED. CANCEL
@@ -20,9 +19,6 @@ public final class Cancel implements Command {
     public void handle(Ctx c) throws Smb2DecodeException {
         c.reply.none = true;
         Smb2Simple.decode(c.msg, "CANCEL");
-        SmbConnection.AsyncOp op = c.conn.findAsync(c.msg);
-        if (op != null) {
-            op.cancel();
-        }
+        c.conn.cancel(c.msg);
     }
 }

@@ -4,6 +4,7 @@ import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.mssmb2.Smb2ChangeNotify;
 import io.rdmagate.smb.mssmb2.Smb2DecodeException;
 import io.rdmagate.smb.mssmb2.Smb2QueryDirectory;
+import io.rdmagate.smb.server.Access;
 import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
 import io.rdmagate.smb.server.Open;
@@ -29,13 +30,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * that pass the filter. A request completes at once with what was collected, or waits
  * (STATUS_PENDING) for the next change, and answers FILE_NOTIFY_INFORMATION entries (MS-FSCC
  * 2.7.1), or STATUS_NOTIFY_ENUM_DIR when they do not fit its OutputBufferLength or changes were
- * lost. Closing the directory completes waiting requests with STATUS_NOTIFY_CLEANUP. A rename is
- * reported as a removal and an addition; WATCH_TREE watches the directory itself only.
+ * lost (more than the first request's OutputBufferLength collected while none waited). Before it
+ * looks, the request settles the feed: changes made before it, its client's own included, are in.
+ * Closing the directory completes waiting requests with STATUS_NOTIFY_CLEANUP. A rename within the
+ * directory is reported by its old and new names (FILE_ACTION_RENAMED_OLD_NAME/NEW_NAME);
+ * WATCH_TREE watches the directory itself only.
  */
 public final class ChangeNotify implements Command {
     public static final int ACTION_ADDED = 1;
     public static final int ACTION_REMOVED = 2;
     public static final int ACTION_MODIFIED = 3;
+    public static final int ACTION_RENAMED_OLD_NAME = 4;
+    public static final int ACTION_RENAMED_NEW_NAME = 5;
     static final int NOTIFY_CLEANUP = 0x0000010B;
     /** FILE_NOTIFY_CHANGE_FILE_NAME | FILE_NOTIFY_CHANGE_DIR_NAME (MS-SMB2 2.2.35). */
     static final int NAME_CHANGES = 0x1 | 0x2;
@@ -57,8 +63,22 @@ public final class ChangeNotify implements Command {
         if (Integer.toUnsignedLong(req.outputLength()) > c.server.config().maxIo()) {
             throw new SmbException(NtStatus.INVALID_PARAMETER, "OutputBufferLength " + req.outputLength());
         }
-        Feed feed = c.server.watchers().feed(o, req.completionFilter());
+        if (!o.can(Access.FILE_LIST_DIRECTORY)) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "CHANGE_NOTIFY needs FILE_LIST_DIRECTORY"); // MS-SMB2 3.3.5.19
+        }
+        Feed feed = c.server.watchers().feed(o, req.completionFilter(), req.outputLength());
+        feed.watch.settle(); // what this client changed before asking is in the feed
         synchronized (feed) {
+            // checked under the feed's monitor: a delete made pending after this ends the request below
+            if (c.server.opens().deletePending(o)) {
+                throw new SmbException(NtStatus.DELETE_PENDING, "the directory is being deleted");
+            }
+            if (o.closing) { // a CLOSE sent after this request was handled first
+                c.server.watchers().closed(o);
+                c.reply.status(NOTIFY_CLEANUP);
+                c.reply.length(Smb2ChangeNotify.write(c.reply.body(9), 0));
+                return;
+            }
             if (feed.overflowed || !feed.collected.isEmpty()) {
                 feed.answer(c.reply, req.outputLength());
                 return;
@@ -66,6 +86,7 @@ public final class ChangeNotify implements Command {
             SmbConnection.AsyncOp op = c.conn.goAsync(c);
             Waiting w = new Waiting(op, req.outputLength());
             feed.waiting.add(w);
+            c.conn.turnTaken(c); // a CHANGE_NOTIFY sent after this one waits behind it
             op.onCancel(() -> {
                 synchronized (feed) {
                     feed.waiting.remove(w);
@@ -84,24 +105,36 @@ public final class ChangeNotify implements Command {
     /** The changes one directory open collects, and the requests waiting for them. */
     static final class Feed implements DirectoryListener {
         final int filter;
+        /**
+         * How many bytes of changes the open keeps while no request waits: the first request's
+         * OutputBufferLength, as Windows sizes the buffer; more are reported as NOTIFY_ENUM_DIR.
+         */
+        final long bufferSize;
         final ArrayDeque<Change> collected = new ArrayDeque<>();
+        long collectedBytes;
         final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
         boolean overflowed;
         DirectoryWatch watch;
 
-        Feed(int filter) {
+        Feed(int filter, int bufferSize) {
             this.filter = filter;
+            this.bufferSize = Integer.toUnsignedLong(bufferSize);
         }
 
         @Override
         public synchronized void changed(DirectoryChange change, String name) {
             int action;
             switch (change) {
-                case ADDED, REMOVED -> {
+                case ADDED, REMOVED, RENAMED_FROM, RENAMED_TO -> {
                     if ((filter & NAME_CHANGES) == 0) {
                         return;
                     }
-                    action = change == DirectoryChange.ADDED ? ACTION_ADDED : ACTION_REMOVED;
+                    action = switch (change) {
+                        case ADDED -> ACTION_ADDED;
+                        case REMOVED -> ACTION_REMOVED;
+                        case RENAMED_FROM -> ACTION_RENAMED_OLD_NAME;
+                        default -> ACTION_RENAMED_NEW_NAME;
+                    };
                 }
                 case MODIFIED -> {
                     if ((filter & ~NAME_CHANGES) == 0) {
@@ -118,10 +151,12 @@ public final class ChangeNotify implements Command {
                 Change c = new Change(action, name);
                 if (!c.equals(collected.peekLast())) { // the kernel repeats MODIFIED per write
                     collected.add(c);
+                    collectedBytes = align4(collectedBytes) + 12 + 2L * name.length();
                 }
-                if (collected.size() > MAX_COLLECTED) {
+                if (collected.size() > MAX_COLLECTED || waiting.isEmpty() && collectedBytes > bufferSize) {
                     overflowed = true;
                     collected.clear();
+                    collectedBytes = 0;
                 }
             }
             Waiting w = waiting.poll();
@@ -146,6 +181,7 @@ public final class ChangeNotify implements Command {
             boolean fits = !overflowed && length <= Integer.toUnsignedLong(outputLength);
             List<Change> changes = List.copyOf(collected);
             collected.clear();
+            collectedBytes = 0;
             overflowed = false;
             if (!fits) {
                 r.status(NtStatus.NOTIFY_ENUM_DIR);
@@ -169,13 +205,22 @@ public final class ChangeNotify implements Command {
             return (n + 3) & ~3;
         }
 
+        private static long align4(long n) {
+            return (n + 3) & ~3L;
+        }
+
         synchronized void close() {
             if (watch != null) {
                 watch.close();
             }
+            end(NOTIFY_CLEANUP);
+        }
+
+        /** Completes the waiting requests with {@code status} and no changes. */
+        synchronized void end(int status) {
             for (Waiting w = waiting.poll(); w != null; w = waiting.poll()) {
                 w.op().complete(r -> {
-                    r.status(NOTIFY_CLEANUP);
+                    r.status(status);
                     r.length(Smb2ChangeNotify.write(r.body(9), 0));
                 });
             }
@@ -186,13 +231,13 @@ public final class ChangeNotify implements Command {
     public static final class Watchers {
         private final Map<Open, Feed> byOpen = new ConcurrentHashMap<>();
 
-        /** The open's feed, started with {@code filter} by its first CHANGE_NOTIFY. */
-        Feed feed(Open o, int filter) throws VfsException {
+        /** The open's feed, started with {@code filter} and buffer size {@code outputLength} by its first CHANGE_NOTIFY. */
+        Feed feed(Open o, int filter, int outputLength) throws VfsException {
             Feed f = byOpen.get(o);
             if (f != null) {
                 return f;
             }
-            Feed fresh = new Feed(filter);
+            Feed fresh = new Feed(filter, outputLength);
             synchronized (fresh) { // no change is delivered before the watch is recorded
                 fresh.watch = o.vfs().watch(o.handle(), fresh);
                 Feed raced = byOpen.putIfAbsent(o, fresh);
@@ -202,6 +247,19 @@ public final class ChangeNotify implements Command {
                 }
             }
             return fresh;
+        }
+
+        /**
+         * The directory these opens hold is to be deleted: their waiting requests complete with
+         * STATUS_DELETE_PENDING, as Windows answers them (smbtorture smb2.notify.rmdir*).
+         */
+        public void deletePending(List<Open> opens) {
+            for (Open o : opens) {
+                Feed f = byOpen.get(o);
+                if (f != null) {
+                    f.end(NtStatus.DELETE_PENDING);
+                }
+            }
         }
 
         /** The open closed: its feed ends, waiting requests complete with STATUS_NOTIFY_CLEANUP. */

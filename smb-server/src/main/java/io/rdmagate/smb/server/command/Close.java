@@ -42,8 +42,12 @@ public final class Close implements Command {
     public static void closeOpen(SmbServer server, Open o) {
         if (o.pipe() == null) {
             o.vfs().locks().releaseAll(owner -> owner.equals(o.lockOwner()));
+            o.closing = true; // before the feed ends: a CHANGE_NOTIFY racing the CLOSE sees one or the other
             server.watchers().closed(o);
         }
         server.opens().close(o, server);
+        if (o.deleteOnClose && o.directory()) {
+            server.watchers().deletePending(server.opens().deletePendingOpens(o)); // others still hold it open
+        }
     }
 }

@@ -57,6 +57,7 @@ public final class SetInfo implements Command {
                 }
                 c.server.oplocks().breakLevelII(o); // MS-FSA 2.1.5.14.2
                 vfs.setattr(caller, o.handle(), SetAttributes.create().size(eof));
+                o.userSetTimes.restore(vfs, caller, o.handle());
             }
             case FileInformationClass.FILE_ALLOCATION -> {
                 long alloc = SetInfoDecoder.int64(req.buffer(), "FileAllocationInformation");
@@ -86,7 +87,7 @@ public final class SetInfo implements Command {
         return FileTime.toUnixNanos(fileTime);
     }
 
-    // MS-FSA 2.1.5.14.2: 0 leaves a time, -1 and -2 control automatic updates (left as they are here)
+    // MS-FSA 2.1.5.14.2: 0 leaves a time, -1 freezes it for this open's later writes, -2 thaws it
     private static void basic(Open o, VirtualFileSystem vfs, Caller caller, SetInfoDecoder.Basic b)
             throws SmbException, VfsException {
         need(o, Access.FILE_WRITE_ATTRIBUTES);
@@ -99,6 +100,9 @@ public final class SetInfo implements Command {
         }
         if (b.lastWrite() > 0) {
             s.mtime(time(b.lastWrite()));
+        }
+        if (b.change() > 0) {
+            s.changeTime(time(b.change()));
         }
         if (b.attributes() != 0) {
             int a = b.attributes();
@@ -116,8 +120,9 @@ public final class SetInfo implements Command {
                 }
             }
         }
-        if (!s.isEmpty()) {
-            vfs.setattr(caller, o.handle(), s);
+        FileAttributes after = s.isEmpty() ? null : vfs.setattr(caller, o.handle(), s);
+        if (b.lastWrite() != 0 || b.change() != 0) {
+            o.userSetTimes.set(b.lastWrite(), b.change(), after != null ? after : vfs.getattr(o.handle()));
         }
     }
 
@@ -165,6 +170,9 @@ public final class SetInfo implements Command {
             Create.requireMayDelete(vfs, caller, o.parentHandle(), a);
         }
         c.server.opens().setDeletePending(o, delete);
+        if (delete && o.directory()) {
+            c.server.watchers().deletePending(c.server.opens().deletePendingOpens(o));
+        }
     }
 
     /** The directory a rename or link target names (all but its last component), from the share root. */

@@ -109,6 +109,9 @@ public final class Write implements Command {
         } finally {
             mem.release();
         }
+        if (o.userSetTimes.any()) {
+            o.userSetTimes.restore(o.vfs(), c.session.caller(), o.handle());
+        }
         o.position = offset + r.count(); // MS-FSA 2.1.5.3: CurrentByteOffset follows the write
         c.reply.length(Smb2Write.write(c.reply.body(16), r.count()));
     }
