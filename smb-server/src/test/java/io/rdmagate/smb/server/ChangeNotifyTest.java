@@ -13,17 +13,14 @@ import com.hierynomus.mssmb2.SMB2CreateDisposition;
 import com.hierynomus.mssmb2.SMB2ShareAccess;
 import com.hierynomus.mssmb2.messages.SMB2ChangeNotifyResponse;
 import com.hierynomus.smbj.share.Directory;
-import com.hierynomus.smbj.share.DiskShare;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * CHANGE_NOTIFY as a client that shows a folder sees it (smbj): changes made on the host, by
@@ -31,29 +28,12 @@ import org.junit.jupiter.api.io.TempDir;
  * watch when the directory closes.
  */
 class ChangeNotifyTest {
-    @TempDir
-    static Path tmp;
-    static SmbjShare smb;
-    static TestServer server;
-    static Path export;
-    static DiskShare share;
-
-    @BeforeAll
-    static void start() throws Exception {
-        smb = SmbjShare.start(tmp);
-        server = smb.server();
-        export = smb.export();
-        share = smb.share();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        smb.close();
-    }
+    @RegisterExtension
+    static final SmbjShare smb = new SmbjShare();
 
     static Directory openDir(String name) throws Exception {
-        Files.createDirectories(export.resolve(name));
-        return share.openDirectory(name, EnumSet.of(AccessMask.GENERIC_READ), null, SMB2ShareAccess.ALL,
+        Files.createDirectories(smb.export().resolve(name));
+        return smb.share().openDirectory(name, EnumSet.of(AccessMask.GENERIC_READ), null, SMB2ShareAccess.ALL,
                 SMB2CreateDisposition.FILE_OPEN, null);
     }
 
@@ -72,12 +52,17 @@ class ChangeNotifyTest {
      * come before the watch.
      */
     static List<String> until(Future<SMB2ChangeNotifyResponse> f, HostChange change) throws Exception {
+        repeatUntilDone(f, change);
+        return entries(f);
+    }
+
+    /** Makes {@code change} every 250 ms until {@code f} completes, for at most 20 s (see {@link #until}). */
+    static void repeatUntilDone(Future<?> f, HostChange change) throws Exception {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         for (int i = 0; !f.isDone() && System.nanoTime() < end; i++) {
             change.make(i);
             Thread.sleep(250);
         }
-        return entries(f);
     }
 
     @FunctionalInterface
@@ -95,7 +80,7 @@ class ChangeNotifyTest {
             Future<SMB2ChangeNotifyResponse> f = d.watchAsync(NAMES, false);
             Thread.sleep(300);
             assertFalse(f.isDone(), "waits for a change");
-            List<String> got = until(f, i -> Files.writeString(export.resolve("host").resolve("on-host-" + i + ".txt"), "x"));
+            List<String> got = until(f, i -> Files.writeString(smb.export().resolve("host").resolve("on-host-" + i + ".txt"), "x"));
             assertFalse(got.isEmpty());
             assertTrue(got.stream().allMatch(e -> e.matches("FILE_ACTION_ADDED on-host-\\d+\\.txt")), got.toString());
         }
@@ -105,11 +90,11 @@ class ChangeNotifyTest {
     void changesWhileNoRequestWaitsAreCollectedForTheNext() throws Exception {
         try (Directory d = openDir("idle")) {
             Future<SMB2ChangeNotifyResponse> first = d.watchAsync(NAMES, false);
-            until(first, i -> Files.writeString(export.resolve("idle").resolve("probe-" + i), "p"));
+            until(first, i -> Files.writeString(smb.export().resolve("idle").resolve("probe-" + i), "p"));
             // no request waits now: these are collected
-            Files.writeString(export.resolve("idle").resolve("one.txt"), "1");
-            share.rm("idle\\one.txt"); // through SMB
-            Files.createDirectory(export.resolve("idle").resolve("two"));
+            Files.writeString(smb.export().resolve("idle").resolve("one.txt"), "1");
+            smb.share().rm("idle\\one.txt"); // through SMB
+            Files.createDirectory(smb.export().resolve("idle").resolve("two"));
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             List<String> seen = new java.util.ArrayList<>();
             while (seen.size() < 3 && System.nanoTime() < end) {
@@ -123,13 +108,13 @@ class ChangeNotifyTest {
     @Test
     void theCompletionFilterChoosesWhatIsReported() throws Exception {
         try (Directory d = openDir("filtered")) {
-            Files.writeString(export.resolve("filtered").resolve("f.txt"), "old");
+            Files.writeString(smb.export().resolve("filtered").resolve("f.txt"), "old");
             Future<SMB2ChangeNotifyResponse> writes = d.watchAsync(
                     EnumSet.of(SMB2CompletionFilter.FILE_NOTIFY_CHANGE_LAST_WRITE), false);
-            Files.createDirectory(export.resolve("filtered").resolve("new-dir"));
+            Files.createDirectory(smb.export().resolve("filtered").resolve("new-dir"));
             Thread.sleep(300);
             assertFalse(writes.isDone(), "a new name is not a LAST_WRITE change");
-            List<String> got = until(writes, i -> Files.writeString(export.resolve("filtered").resolve("f.txt"), "new " + i));
+            List<String> got = until(writes, i -> Files.writeString(smb.export().resolve("filtered").resolve("f.txt"), "new " + i));
             assertEquals(List.of(FileNotifyAction.FILE_ACTION_MODIFIED + " f.txt"), got);
         }
     }
@@ -152,8 +137,8 @@ class ChangeNotifyTest {
      */
     @Test
     void aCancelRightBehindTheRequestCancelsIt() throws Exception {
-        Files.createDirectories(export.resolve("navigated"));
-        try (RawSmbClient raw = new RawSmbClient(server.port()).logon()) {
+        Files.createDirectories(smb.export().resolve("navigated"));
+        try (RawSmbClient raw = new RawSmbClient(smb.server().port()).logon()) {
             RawSmbClient.Created dir = raw.openDirectory("navigated");
             assertEquals(0, dir.status());
             for (int i = 0; i < 50; i++) {
@@ -174,8 +159,8 @@ class ChangeNotifyTest {
      */
     @Test
     void aCancelAheadOfItsRequestStillCancelsIt() throws Exception {
-        Files.createDirectories(export.resolve("early"));
-        try (RawSmbClient raw = new RawSmbClient(server.port()).logon()) {
+        Files.createDirectories(smb.export().resolve("early"));
+        try (RawSmbClient raw = new RawSmbClient(smb.server().port()).logon()) {
             RawSmbClient.Created dir = raw.openDirectory("early");
             for (int i = 0; i < 20; i++) {
                 raw.sendCancel(raw.nextMessageId());
@@ -212,14 +197,11 @@ class ChangeNotifyTest {
      */
     @Test
     void requestsSentBackToBackAreAnsweredInTheOrderSent() throws Exception {
-        Path dir = Files.createDirectories(export.resolve("in-order"));
-        try (RawSmbClient raw = new RawSmbClient(server.port()).logon()) {
+        Path dir = Files.createDirectories(smb.export().resolve("in-order"));
+        try (RawSmbClient raw = new RawSmbClient(smb.server().port()).logon()) {
             RawSmbClient.Created d = raw.openDirectory("in-order");
             var first = raw.sendChangeNotify(d.fileId(), 0x3, 4096); // starts the feed, when the server takes it
-            for (int i = 0; !first.isDone() && i < 80; i++) {
-                Files.writeString(dir.resolve("start" + i), "x");
-                Thread.sleep(250);
-            }
+            repeatUntilDone(first, i -> Files.writeString(dir.resolve("start" + i), "x"));
             assertEquals(0, io.rdmagate.smb.mssmb2.Smb2Header.status(first.get(10, TimeUnit.SECONDS)));
             Files.writeString(dir.resolve("settled"), "x"); // the feed runs: what the first did not take is
             var drain = raw.sendChangeNotify(d.fileId(), 0x3, 4096); // collected, and this takes it

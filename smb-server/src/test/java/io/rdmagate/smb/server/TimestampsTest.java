@@ -8,16 +8,13 @@ import com.hierynomus.msdtyp.FileTime;
 import com.hierynomus.msfscc.fileinformation.FileBasicInformation;
 import com.hierynomus.mssmb2.SMB2CreateDisposition;
 import com.hierynomus.mssmb2.SMB2ShareAccess;
-import com.hierynomus.smbj.share.DiskShare;
 import com.hierynomus.smbj.share.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * File times as Windows applications set and read them (MS-FSA 2.1.5.14.2, MS-FSCC 2.4.7),
@@ -26,28 +23,11 @@ import org.junit.jupiter.api.io.TempDir;
  * next change; -1 freezes LastWriteTime for the open's later writes and -2 thaws it.
  */
 class TimestampsTest {
-    @TempDir
-    static Path tmp;
-    static SmbjShare smb;
-    static TestServer server;
-    static Path export;
-    static DiskShare share;
-
-    @BeforeAll
-    static void start() throws Exception {
-        smb = SmbjShare.start(tmp);
-        server = smb.server();
-        export = smb.export();
-        share = smb.share();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        smb.close();
-    }
+    @RegisterExtension
+    static final SmbjShare smb = new SmbjShare();
 
     static File open(String name) {
-        return share.openFile(name, EnumSet.of(AccessMask.MAXIMUM_ALLOWED), null, SMB2ShareAccess.ALL,
+        return smb.share().openFile(name, EnumSet.of(AccessMask.MAXIMUM_ALLOWED), null, SMB2ShareAccess.ALL,
                 SMB2CreateDisposition.FILE_OPEN_IF, null);
     }
 
@@ -126,13 +106,13 @@ class TimestampsTest {
     /** As Samba takes it (smbtorture's smb2.timestamps names its files "dir/file"). */
     @Test
     void aForwardSlashSeparatesPathComponents() throws Exception {
-        Files.createDirectories(export.resolve("slashdir"));
-        try (RawSmbClient raw = new RawSmbClient(server.port()).logon()) {
+        Files.createDirectories(smb.export().resolve("slashdir"));
+        try (RawSmbClient raw = new RawSmbClient(smb.server().port()).logon()) {
             RawSmbClient.Created c = raw.create("slashdir/inner.txt", 0, 0x12019f, 7, 2); // FILE_CREATE
             assertEquals(0, c.status());
             assertEquals(0, raw.write(c.fileId(), 0, "x".getBytes(StandardCharsets.UTF_8)));
             assertEquals(0, raw.close(c.fileId()));
         }
-        assertEquals("x", Files.readString(export.resolve("slashdir").resolve("inner.txt")));
+        assertEquals("x", Files.readString(smb.export().resolve("slashdir").resolve("inner.txt")));
     }
 }
