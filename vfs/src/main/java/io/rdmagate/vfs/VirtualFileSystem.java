@@ -161,6 +161,21 @@ public interface VirtualFileSystem extends AutoCloseable {
     void removexattr(Caller caller, FileHandle handle, String name) throws VfsException;
 
     /**
+     * The Windows security descriptor (MS-DTYP 2.4.6, self-relative) kept with the file, or null
+     * when none is: none was stored, or the file's mode, owner or group has changed since (a chmod
+     * or chown through NFS or on the host), so that the mode bits alone say who may do what.
+     */
+    byte[] securityDescriptor(FileHandle handle) throws VfsException;
+
+    /**
+     * Sets the mode, owner and group in {@code posix}, the POSIX picture of the descriptor
+     * (checked as a setattr is), then keeps {@code descriptor} with the file while they stay as
+     * set; null drops a kept descriptor.
+     */
+    void securityDescriptor(Caller caller, FileHandle handle, byte[] descriptor, SetAttributes posix)
+            throws VfsException;
+
+    /**
      * Reports changes to the entries of directory {@code dir}, whoever makes them (this gateway,
      * another protocol, a process on the host where the backend can see it), until the returned
      * watch is closed. Entries of subdirectories are not reported.

@@ -1003,6 +1003,73 @@ public abstract class AbstractVfsConformanceTest {
         assertTrue((attrs(mkdir("d").handle()).dosAttributes() & DosAttributes.DIRECTORY) != 0);
     }
 
+    @Test
+    void aDirectoryKeepsReadOnlyAsAnAttributeWithoutLosingItsWriteBits() throws Exception {
+        Node d = mkdir("d");
+        int mode = attrs(d.handle()).mode();
+        fs.setattr(ROOT, d.handle(), SetAttributes.create().dosAttributes(DosAttributes.READONLY | DosAttributes.TEMPORARY));
+        FileAttributes a = attrs(d.handle());
+        assertEquals(DosAttributes.READONLY, a.dosAttributes() & DosAttributes.READONLY);
+        assertEquals(mode, a.mode(), "on a directory READONLY protects nothing, as on Windows");
+        restart();
+        assertEquals(DosAttributes.READONLY, attrs(d.handle()).dosAttributes() & DosAttributes.READONLY);
+    }
+
+    // ------------------------------------------------------------------ security descriptors
+
+    @Test
+    void aSecurityDescriptorIsKeptWhileTheModeAndOwnersItWasStoredWithStay() throws Exception {
+        Node f = mkfile("f");
+        byte[] sd = bytes("descriptor bytes");
+        assertNull(fs.securityDescriptor(f.handle()), "none until one is stored");
+        fs.securityDescriptor(ROOT, f.handle(), sd, mode(0640));
+        assertEquals(0640, attrs(f.handle()).mode() & 07777, "the POSIX picture is set with it");
+        assertArrayEquals(sd, fs.securityDescriptor(f.handle()));
+        restart();
+        assertArrayEquals(sd, fs.securityDescriptor(f.handle()), "kept across a restart");
+
+        fs.setattr(ROOT, f.handle(), SetAttributes.create().dosAttributes(DosAttributes.READONLY));
+        assertArrayEquals(sd, fs.securityDescriptor(f.handle()), "the READONLY attribute's write bits leave it describing the file");
+        fs.setattr(ROOT, f.handle(), SetAttributes.create().dosAttributes(0));
+        assertArrayEquals(sd, fs.securityDescriptor(f.handle()));
+
+        fs.setattr(ROOT, f.handle(), mode(0604));
+        assertNull(fs.securityDescriptor(f.handle()), "a chmod since says more recently who may do what");
+        fs.securityDescriptor(ROOT, f.handle(), sd, SetAttributes.create());
+        fs.setattr(ROOT, f.handle(), SetAttributes.create().owner(1000));
+        assertNull(fs.securityDescriptor(f.handle()), "and so does a chown");
+
+        Node d = mkdir("d");
+        fs.securityDescriptor(ROOT, d.handle(), sd, SetAttributes.create());
+        assertArrayEquals(sd, fs.securityDescriptor(d.handle()));
+        fs.securityDescriptor(ROOT, d.handle(), null, SetAttributes.create());
+        assertNull(fs.securityDescriptor(d.handle()));
+    }
+
+    @Test
+    void theStoreOfDescriptorsIsOutOfReachOfTheXattrOperations() throws Exception {
+        Node f = mkfile("f");
+        fs.securityDescriptor(ROOT, f.handle(), bytes("sd"), SetAttributes.create());
+        fs.setxattr(ROOT, f.handle(), "colour", bytes("red"), XattrMode.EITHER);
+        assertEquals(List.of("colour"), fs.listxattr(ROOT, f.handle()));
+        assertError(VfsError.ACCESS, () -> fs.getxattr(ROOT, f.handle(), "rdmagate.ntacl"));
+        assertError(VfsError.ACCESS, () -> fs.setxattr(ROOT, f.handle(), "rdmagate.ntacl", bytes("forged"), XattrMode.EITHER));
+        assertError(VfsError.ACCESS, () -> fs.setxattr(ROOT, f.handle(), "RDMAGATE.other", bytes("x"), XattrMode.EITHER));
+        assertError(VfsError.ACCESS, () -> fs.removexattr(ROOT, f.handle(), "rdmagate.ntacl"));
+        assertArrayEquals(bytes("sd"), fs.securityDescriptor(f.handle()));
+    }
+
+    @Test
+    void aSecurityDescriptorsPosixPictureIsCheckedAsASetattrIs() throws Exception {
+        Node f = mkfile("f");
+        fs.setattr(ROOT, f.handle(), SetAttributes.create().owner(ALICE.uid()).group(ALICE.gid()).mode(0644));
+        assertError(VfsError.NOT_OWNER, () -> fs.securityDescriptor(BOB, f.handle(), bytes("sd"), mode(0600)));
+        assertNull(fs.securityDescriptor(f.handle()));
+        assertEquals(0644, attrs(f.handle()).mode() & 07777);
+        fs.securityDescriptor(ALICE, f.handle(), bytes("sd"), mode(0600));
+        assertArrayEquals(bytes("sd"), fs.securityDescriptor(f.handle()));
+    }
+
     // ------------------------------------------------------------------ times
 
     @Test

@@ -28,6 +28,7 @@ import io.rdmagate.vfs.memory.IoMemory;
 import io.rdmagate.vfs.memory.IoMemoryPool;
 import io.rdmagate.vfs.support.DirectoryCookies;
 import io.rdmagate.vfs.support.DirectoryListing;
+import io.rdmagate.vfs.support.DescriptorStamp;
 import io.rdmagate.vfs.support.Names;
 import io.rdmagate.vfs.support.PathResolver;
 import io.rdmagate.vfs.support.Permissions;
@@ -637,7 +638,13 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
         synchronized (store) {
             Inode i = inode(handle);
             Permissions.require(caller, attrs(i), Permissions.R, "list xattrs");
-            return List.copyOf(i.xattrs.keySet());
+            List<String> out = new ArrayList<>();
+            for (String n : i.xattrs.keySet()) {
+                if (!Names.reservedXattr(n)) {
+                    out.add(n);
+                }
+            }
+            return out;
         }
     }
 
@@ -829,6 +836,8 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
     }
 
     private void apply(Inode i, SetAttributes a) throws VfsException {
+        // the write bits that follow the DOS READONLY attribute leave a kept descriptor describing the file
+        byte[] descriptor = a.dosAttributes() != null ? descriptor(i) : null;
         long now = now();
         if (a.size() != null) {
             if (i.type != FileType.REGULAR) {
@@ -868,14 +877,54 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
         if (a.changeTime() != null) {
             i.ctime = a.changeTime();
         }
+        if (descriptor != null) {
+            i.xattrs.put(DescriptorStamp.XATTR, DescriptorStamp.wrap(descriptor, i.mode, i.uid, i.gid));
+        }
     }
 
     private static void applyDos(Inode i, int bits) {
-        i.dos = bits & DosAttributes.STORED;
+        i.dos = DosAttributes.toStore(bits, i.type);
+        if (i.type == FileType.DIRECTORY) {
+            return;
+        }
         if ((bits & DosAttributes.READONLY) != 0) {
             i.mode &= ~0222;
         } else if ((i.mode & 0222) == 0) {
             i.mode |= 0200;
+        }
+    }
+
+    private static byte[] descriptor(Inode i) {
+        return DescriptorStamp.unwrap(i.xattrs.get(DescriptorStamp.XATTR), i.mode, i.uid, i.gid);
+    }
+
+    @Override
+    public byte[] securityDescriptor(FileHandle handle) throws VfsException {
+        synchronized (store) {
+            return descriptor(inode(handle));
+        }
+    }
+
+    @Override
+    public void securityDescriptor(Caller caller, FileHandle handle, byte[] descriptor, SetAttributes posix)
+            throws VfsException {
+        writable();
+        synchronized (store) {
+            Inode i = inode(handle);
+            if (i.type == FileType.SYMLINK) {
+                throw new VfsException(VfsError.NOT_SUPPORTED, "security descriptor of a symlink");
+            }
+            if (!posix.isEmpty()) {
+                Permissions.checkSetattr(caller, attrs(i), posix);
+                apply(i, posix);
+            }
+            if (descriptor == null) {
+                i.xattrs.remove(DescriptorStamp.XATTR);
+            } else {
+                i.xattrs.put(DescriptorStamp.XATTR, DescriptorStamp.wrap(descriptor, i.mode, i.uid, i.gid));
+            }
+            i.touchChange(now());
+            modified(i);
         }
     }
 

@@ -611,7 +611,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
             if (s.mode() != null) {
                 mode = s.mode();
             }
-            if (s.dosAttributes() != null) {
+            if (s.dosAttributes() != null && st.type() != FileType.DIRECTORY) {
                 int bits = s.dosAttributes();
                 if ((bits & DosAttributes.READONLY) != 0) {
                     mode &= ~0222;
@@ -624,6 +624,10 @@ public final class LocalFileSystem implements VirtualFileSystem {
                     throw new VfsException(VfsError.NOT_SUPPORTED, "mode of a symlink");
                 }
                 Libc.fchmodat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()), mode);
+                if (s.dosAttributes() != null) {
+                    // the write bits that follow the DOS READONLY attribute leave a kept descriptor describing the file
+                    SecurityXattr.restamp(a, f, st, stat(a, f.fd()));
+                }
             }
             if (s.uid() != null || s.gid() != null) {
                 Libc.fchown(a, f.fd(), s.uid() == null ? -1 : s.uid(), s.gid() == null ? -1 : s.gid());
@@ -646,7 +650,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 store.update(st.ino(), cur -> {
                     Entry next = cur.withVerifier(null);
                     if (s.dosAttributes() != null) {
-                        next = next.withDos(s.dosAttributes() & DosAttributes.STORED);
+                        next = next.withDos(DosAttributes.toStore(s.dosAttributes(), st.type()));
                     }
                     next = s.changeTime() != null ? next.withChange(s.changeTime(), ctimeAfter) : next.withoutChange();
                     return s.birthTime() == null ? next : next.withBirth(s.birthTime());
@@ -1017,7 +1021,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
             for (int i = 0; i < raw.length; i++) {
                 if (raw[i] == 0) {
                     String n = new String(raw, start, i - start, StandardCharsets.UTF_8);
-                    if (n.startsWith("user.")) {
+                    if (n.startsWith("user.") && !Names.reservedXattr(n.substring(5))) {
                         out.add(n.substring(5));
                     }
                     start = i + 1;
@@ -1037,6 +1041,47 @@ public final class LocalFileSystem implements VirtualFileSystem {
             Libc.removexattr(a, Libc.procPath(f.fd()), "user." + name);
         } catch (Libc.Errno e) {
             throw e.toVfs("removexattr " + name);
+        }
+    }
+
+    @Override
+    public byte[] securityDescriptor(FileHandle handle) throws VfsException {
+        try (Arena a = Arena.ofConfined(); Fd f = open(a, handle)) {
+            return SecurityXattr.read(a, f, stat(a, f.fd()));
+        }
+    }
+
+    @Override
+    public void securityDescriptor(Caller caller, FileHandle handle, byte[] descriptor, SetAttributes posix)
+            throws VfsException {
+        writable();
+        try (Arena a = Arena.ofConfined(); Fd f = open(a, handle)) {
+            Stat st = stat(a, f.fd());
+            if (st.type() == FileType.SYMLINK) {
+                throw new VfsException(VfsError.NOT_SUPPORTED, "security descriptor of a symlink");
+            }
+            if (posix.isEmpty()) {
+                SecurityXattr.write(a, f, st.mode(), st.uid(), st.gid(), descriptor);
+                return;
+            }
+            Entry e = entryOf(st.ino());
+            Permissions.checkSetattr(caller, attrs(st, e), posix);
+            // stored first, stamped as the file is about to be: a descriptor the filesystem refuses changes nothing
+            byte[] before = SecurityXattr.raw(a, f);
+            int mode = posix.mode() != null ? posix.mode() : st.mode();
+            int uid = posix.uid() != null ? posix.uid() : st.uid();
+            int gid = posix.gid() != null ? posix.gid() : st.gid();
+            SecurityXattr.write(a, f, mode, uid, gid, descriptor);
+            try {
+                apply(a, f, st, e, posix);
+            } catch (VfsException ex) {
+                SecurityXattr.restore(a, f, before);
+                throw ex;
+            }
+            Stat after = stat(a, f.fd());
+            if (((after.mode() ^ mode) & 07777) != 0 || after.uid() != uid || after.gid() != gid) {
+                SecurityXattr.write(a, f, after.mode(), after.uid(), after.gid(), descriptor); // chown cleared set-id bits
+            }
         }
     }
 

@@ -64,8 +64,19 @@ public final class Names {
         if (name == null || name.isEmpty() || name.indexOf('\0') >= 0) {
             throw new VfsException(VfsError.INVALID, "xattr name is empty or has NUL");
         }
+        if (reservedXattr(name)) {
+            throw new VfsException(VfsError.ACCESS, "xattr " + name + " is the gateway's own");
+        }
         if (utf8(name).length > 250) {
             throw new VfsException(VfsError.NAME_TOO_LONG, "xattr name longer than 250 bytes");
         }
+    }
+
+    /** Names of user xattrs the gateway keeps for itself (a file's security descriptor). */
+    public static final String RESERVED_XATTR_PREFIX = "rdmagate.";
+
+    /** Whether a client's xattr name is one the gateway keeps, which clients neither see nor set. */
+    public static boolean reservedXattr(String name) {
+        return name.regionMatches(true, 0, RESERVED_XATTR_PREFIX, 0, RESERVED_XATTR_PREFIX.length());
     }
 }
