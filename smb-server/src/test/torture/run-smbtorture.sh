@@ -3,7 +3,8 @@
 # and prints a Markdown table of passed/failed counts per group (for docs/conformance.md).
 #
 # Usage: smb-server/src/test/torture/run-smbtorture.sh [GROUP...]
-# Needs: smbtorture (samba-testsuite), smbd and smbpasswd (samba); run as root (smbd needs it).
+# Needs: smbtorture (samba-testsuite), smbd and smbpasswd (samba), Samba's acl_xattr and
+# streams_xattr (samba-vfs-modules); run as root (smbd needs it).
 # Both servers get a fresh directory (see servers.sh). smb2.notify.tcon is never run (it hangs against any peer).
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."

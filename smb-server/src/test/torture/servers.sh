@@ -34,6 +34,10 @@ cat >"$work/samba/smb.conf" <<CONF
 [data]
   path = $work/samba/share
   read only = no
+  # what Windows clients rely on, so that a test both servers fail means "not served by either"
+  vfs objects = acl_xattr streams_xattr
+  ea support = yes
+  store dos attributes = yes
 CONF
 printf '%s\n%s\n' "$password" "$password" | smbpasswd -c "$work/samba/smb.conf" -a -s root >/dev/null
 smbd -s "$work/samba/smb.conf" -F --no-process-group </dev/null >"$work/samba/log/stdout" 2>&1 &

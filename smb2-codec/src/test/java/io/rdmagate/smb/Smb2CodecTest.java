@@ -268,9 +268,7 @@ class Smb2CodecTest {
         assertEquals(FileTime.EPOCH_DIFF, FileTime.fromUnixNanos(0));
         assertEquals(1_000_000_000L, FileTime.toUnixNanos(FileTime.fromUnixNanos(1_000_000_000L)));
         assertEquals("S-1-22-1-1000", Sid.unixUser(1000).toString());
-        byte[] sd = SecurityDescriptor.encode(Sid.unixUser(1000), Sid.unixGroup(1000), 0644,
-                SecurityDescriptor.OWNER_SECURITY_INFORMATION | SecurityDescriptor.GROUP_SECURITY_INFORMATION
-                        | SecurityDescriptor.DACL_SECURITY_INFORMATION);
+        byte[] sd = SecurityDescriptor.fromMode(Sid.unixUser(1000), Sid.unixGroup(1000), 0644).encode();
         ByteBuffer b = ByteBuffer.wrap(sd).order(ByteOrder.LITTLE_ENDIAN);
         assertEquals(1, b.get(0));
         assertEquals(20, b.getInt(4));

@@ -1,5 +1,7 @@
 package io.rdmagate.smb.server;
 
+import io.rdmagate.smb.msdtyp.AccessMask;
+
 /** Access mask bits (MS-SMB2 2.2.13.1.1) and their generic mapping (MS-FSA 2.1.5.1.2.1). */
 public final class Access {
     public static final int FILE_READ_DATA = 0x1;
@@ -25,10 +27,10 @@ public final class Access {
     public static final int GENERIC_WRITE = 0x40000000;
     public static final int GENERIC_READ = 0x80000000;
 
-    public static final int FILE_ALL_ACCESS = 0x001F01FF;
-    public static final int FILE_GENERIC_READ = 0x00120089;
-    public static final int FILE_GENERIC_WRITE = 0x00120116;
-    public static final int FILE_GENERIC_EXECUTE = 0x001200A0;
+    public static final int FILE_ALL_ACCESS = AccessMask.FILE_ALL_ACCESS;
+    public static final int FILE_GENERIC_READ = AccessMask.FILE_GENERIC_READ;
+    public static final int FILE_GENERIC_WRITE = AccessMask.FILE_GENERIC_WRITE;
+    public static final int FILE_GENERIC_EXECUTE = AccessMask.FILE_GENERIC_EXECUTE;
     public static final int WRITE_BITS = FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES
             | DELETE | FILE_DELETE_CHILD | WRITE_DAC | WRITE_OWNER;
     public static final int READ_ONLY_MAXIMAL = FILE_GENERIC_READ | FILE_GENERIC_EXECUTE;
@@ -36,24 +38,15 @@ public final class Access {
     private Access() {
     }
 
-    /** MS-FSA 2.1.5.1.2.1: replaces GENERIC_* bits by the file-specific rights they stand for. */
+    /**
+     * MS-FSA 2.1.5.1.2.1: replaces GENERIC_* bits by the file-specific rights they stand for, and
+     * MAXIMUM_ALLOWED by {@code maximal}.
+     */
     public static int map(int desired, int maximal) {
-        int a = desired;
-        if ((a & GENERIC_READ) != 0) {
-            a |= FILE_GENERIC_READ;
-        }
-        if ((a & GENERIC_WRITE) != 0) {
-            a |= FILE_GENERIC_WRITE;
-        }
-        if ((a & GENERIC_EXECUTE) != 0) {
-            a |= FILE_GENERIC_EXECUTE;
-        }
-        if ((a & GENERIC_ALL) != 0) {
-            a |= FILE_ALL_ACCESS;
-        }
+        int a = AccessMask.mapGeneric(desired);
         if ((a & MAXIMUM_ALLOWED) != 0) {
             a |= maximal;
         }
-        return a & ~(GENERIC_READ | GENERIC_WRITE | GENERIC_EXECUTE | GENERIC_ALL | MAXIMUM_ALLOWED);
+        return a & ~MAXIMUM_ALLOWED;
     }
 }

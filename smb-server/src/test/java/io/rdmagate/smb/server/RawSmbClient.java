@@ -419,6 +419,15 @@ final class RawSmbClient implements AutoCloseable {
         return created(sendCreate(name, 0, 0x81, 7, 3, 0x1).get(20, TimeUnit.SECONDS)); // FILE_OPEN_IF, FILE_DIRECTORY_FILE
     }
 
+    /** SET_INFO (MS-SMB2 2.2.39) of {@code buffer} as it is; returns the response's status. */
+    int setInfo(FileId f, int infoType, int infoClass, int additionalInformation, byte[] buffer) throws Exception {
+        ByteBuffer m = msg(32 + Math.max(1, buffer.length));
+        m.putShort(64, (short) 33).put(66, (byte) infoType).put(67, (byte) infoClass).putInt(68, buffer.length)
+                .putShort(72, (short) 96).putInt(76, additionalInformation).put(96, buffer);
+        f.write(m, 80);
+        return Smb2Header.status(call(Smb2Command.SET_INFO, m));
+    }
+
     /** The MessageId the next request will carry. */
     long nextMessageId() {
         return nextMid.get();

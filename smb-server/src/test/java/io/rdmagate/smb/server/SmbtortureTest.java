@@ -38,7 +38,8 @@ class SmbtortureTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"smb2.connect, 1", "smb2.read, 4", "smb2.credits, 3"})
+    @CsvSource({"smb2.connect, 1", "smb2.read, 4", "smb2.credits, 3", "smb2.delete-on-close-perms, 9", "smb2.sdread, 1",
+        "smb2.winattr, 1", "smb2.openattr, 1"})
     void groupPassesCompletely(String group, int successes) throws Exception {
         assertPasses(group, successes);
     }
@@ -48,17 +49,26 @@ class SmbtortureTest {
     @ValueSource(strings = {
         "smb2.compound.related1",
         "smb2.compound.related2",
+        "smb2.compound.related4",
+        "smb2.compound.related6",
+        "smb2.compound.related7",
         "smb2.compound.related8",
         "smb2.compound.unrelated1",
         "smb2.compound.invalid1",
         "smb2.compound.invalid3",
+        "smb2.compound.invalid4",
         "smb2.compound.interim1",
+        "smb2.create.open",
         "smb2.create.brlocked",
         "smb2.create.multi",
         "smb2.create.delete",
         "smb2.create.leading-slash",
         "smb2.create.impersonation",
         "smb2.create.dir-alloc-size",
+        "smb2.create.aclfile",
+        "smb2.create.acldir",
+        "smb2.create.nulldacl",
+        "smb2.create.dosattr_tmp_dir",
         "smb2.create.bench-path-contention-shared",
         "smb2.dir.find",
         "smb2.dir.many",
@@ -95,7 +105,7 @@ class SmbtortureTest {
     }
 
     /**
-     * Tests of the ioctl, oplock, lease, durable handle, session, notify and timestamps groups that pass today, one smbtorture
+     * Tests of the ioctl, oplock, lease, durable handle, session, notify, acls and timestamps groups that pass today, one smbtorture
      * run per group. Left out although they pass: smb2.oplock.batch22a, smb2.lease.break and
      * smb2.lease.lock1 (each waits out a break timeout by design, 10-36 s), and smb2.notify.basedir
      * and smb2.notify.dir (each fails about one run in five to ten: a change made on the test's second
@@ -127,6 +137,8 @@ class SmbtortureTest {
         "smb2.notify | valid-req tdis tdis1 close logoff session-reconnect invalid-reauth double file tcp"
                 + " overflow rmdir1 rmdir2 rmdir3 rmdir4 handle-permissions",
         "smb2.notify-inotify | inotify-rename",
+        "smb2.acls | CREATOR GENERIC OWNER INHERITANCE INHERITFLAGS SDFLAGSVSCHOWN DYNAMIC OWNER-RIGHTS"
+                + " OWNER-RIGHTS-DENY OWNER-RIGHTS-DENY1 DENY1 MXAC-NOT-GRANTED OVERWRITE_READ_ONLY_FILE",
         "smb2.timestamps | test_close_not_attrib time_t_4294967295 time_t_1 time_t_0 time_t_-1 time_t_-2 time_t_1968"
                 + " freeze-thaw delayed-1write",
         "smb2.session | reconnect1 reconnect2 reauth1 reauth6 bind1 bind2 bind_invalid_auth"

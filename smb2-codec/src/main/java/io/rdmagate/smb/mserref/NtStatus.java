@@ -32,8 +32,13 @@ public final class NtStatus {
     public static final int FILE_LOCK_CONFLICT = 0xC0000054;
     public static final int LOCK_NOT_GRANTED = 0xC0000055;
     public static final int DELETE_PENDING = 0xC0000056;
+    public static final int INVALID_OWNER = 0xC000005A;
+    public static final int INVALID_PRIMARY_GROUP = 0xC000005B;
     public static final int PRIVILEGE_NOT_HELD = 0xC0000061;
     public static final int LOGON_FAILURE = 0xC000006D;
+    public static final int INVALID_ACL = 0xC0000077;
+    public static final int INVALID_SID = 0xC0000078;
+    public static final int INVALID_SECURITY_DESCR = 0xC0000079;
     public static final int RANGE_NOT_LOCKED = 0xC000007E;
     public static final int DISK_FULL = 0xC000007F;
     public static final int INSUFFICIENT_RESOURCES = 0xC000009A;

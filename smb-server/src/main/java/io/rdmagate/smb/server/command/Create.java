@@ -1,5 +1,8 @@
 package io.rdmagate.smb.server.command;
 
+import io.rdmagate.smb.msdtyp.Inheritance;
+import io.rdmagate.smb.msdtyp.SecurityDescriptor;
+import io.rdmagate.smb.msdtyp.Sid;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.msfscc.FileInfo;
 import io.rdmagate.smb.mssmb2.CreateContext;
@@ -16,6 +19,7 @@ import io.rdmagate.smb.server.Open;
 import io.rdmagate.smb.server.OpenTable;
 import io.rdmagate.smb.server.Oplocks;
 import io.rdmagate.smb.server.Reply;
+import io.rdmagate.smb.server.Security;
 import io.rdmagate.smb.server.SmbConnection;
 import io.rdmagate.smb.server.SmbException;
 import io.rdmagate.smb.server.SmbSession;
@@ -139,6 +143,10 @@ public final class Create implements Command {
         Caller caller = c.session.caller();
         FileHandle root = c.tree.root();
         boolean readOnly = c.tree.maximalAccess() == Access.READ_ONLY_MAXIMAL;
+        if ((req.desiredAccess() & Access.ACCESS_SYSTEM_SECURITY) != 0 && !caller.isSuperuser()) {
+            // MS-FSA 2.1.5.1.2.1: the SACL is the superuser's, as SeSecurityPrivilege makes it an administrator's
+            throw new SmbException(NtStatus.PRIVILEGE_NOT_HELD, "ACCESS_SYSTEM_SECURITY");
+        }
         int desired = Access.map(req.desiredAccess(), c.tree.maximalAccess());
         int disposition = req.disposition();
         if (readOnly && ((desired & Access.WRITE_BITS) != 0 || disposition != Smb2Create.FILE_OPEN)) {
@@ -196,7 +204,13 @@ public final class Create implements Command {
             if (truncate && dir) {
                 throw new SmbException(NtStatus.INVALID_PARAMETER, "overwrite of a directory");
             }
-            checkAccess(vfs, caller, existing, desired | (truncate ? Access.FILE_WRITE_DATA : 0));
+            int hiddenSystem = DosAttributes.HIDDEN | DosAttributes.SYSTEM;
+            if (truncate && (existing.attributes().dosAttributes() & hiddenSystem & ~req.fileAttributes()) != 0) {
+                // MS-FSA 2.1.5.1.2.1: overwriting a hidden or system file must say so
+                throw new SmbException(NtStatus.ACCESS_DENIED, "overwrite of a hidden or system file without the attribute");
+            }
+            desired = grant(vfs, caller, parent, existing, req.desiredAccess(), desired,
+                    truncate ? Access.FILE_WRITE_DATA : 0, c.tree.maximalAccess());
             node = existing;
         } else {
             if (disposition == Smb2Create.FILE_OPEN || disposition == Smb2Create.FILE_OVERWRITE) {
@@ -205,7 +219,8 @@ public final class Create implements Command {
             if (readOnly) {
                 throw new SmbException(NtStatus.ACCESS_DENIED, "read-only share");
             }
-            int dos = req.fileAttributes() & DosAttributes.STORED & ~DosAttributes.SPARSE_FILE; // FSCTL_SET_SPARSE sets it
+            // FSCTL_SET_SPARSE sets SPARSE_FILE; READONLY goes along so that the write bits stay cleared
+            int dos = req.fileAttributes() & DosAttributes.KEPT & ~DosAttributes.SPARSE_FILE;
             if ((options & Smb2Create.FILE_DIRECTORY_FILE) == 0) {
                 dos |= DosAttributes.ARCHIVE; // MS-FSA 2.1.5.1.1: a new file is marked for archiving
             }
@@ -213,12 +228,26 @@ public final class Create implements Command {
             if (dos != 0) {
                 attrs.dosAttributes(dos);
             }
-            if ((options & Smb2Create.FILE_DIRECTORY_FILE) != 0) {
+            boolean mkdir = (options & Smb2Create.FILE_DIRECTORY_FILE) != 0;
+            if (mkdir && (req.fileAttributes() & DosAttributes.TEMPORARY) != 0) {
+                throw new SmbException(NtStatus.INVALID_PARAMETER, "a temporary directory"); // MS-FSA 2.1.5.1.1
+            }
+            if ((options & Smb2Create.FILE_DELETE_ON_CLOSE) != 0 && (req.fileAttributes() & DosAttributes.READONLY) != 0) {
+                throw new SmbException(CANNOT_DELETE, "a read-only " + name + " cannot be deleted on close"); // MS-FSA 2.1.5.1.1
+            }
+            CreateContext secd = req.context(CreateContext.SECD);
+            SecurityDescriptor supplied = secd == null ? null : SecurityDescriptor.read(secd.data()); // before anything is made
+            SecurityDescriptor parentSd = Security.stored(vfs, parent);
+            if (parentSd != null && (Security.granted(parentSd, caller) & (mkdir ? FILE_ADD_SUBDIRECTORY : FILE_ADD_FILE)) == 0) {
+                throw new SmbException(NtStatus.ACCESS_DENIED, "the directory's DACL refuses adding " + name);
+            }
+            if (mkdir) {
                 node = vfs.mkdir(caller, parent, name, attrs.mode(0755));
             } else {
                 node = vfs.create(caller, parent, name, CreateMode.GUARDED,
                         attrs.mode((req.fileAttributes() & DosAttributes.READONLY) != 0 ? 0444 : 0644), 0);
             }
+            node = inherit(c, parentSd, supplied, node, mkdir);
             action = Smb2Create.FILE_CREATED;
         }
         boolean dir = node.attributes().type() == FileType.DIRECTORY;
@@ -230,13 +259,16 @@ public final class Create implements Command {
             if ((node.attributes().dosAttributes() & DosAttributes.READONLY) != 0) {
                 throw new SmbException(CANNOT_DELETE, req.name() + " is read-only");
             }
-            requireMayDelete(vfs, caller, parent, node.attributes());
+            if (existing == null || Security.stored(vfs, node.handle()) == null) {
+                requireMayDelete(vfs, caller, parent, node.attributes()); // a stored descriptor decided DELETE above
+            }
         }
         Plan p = new Plan(vfs, caller, node, dir, desired, req.shareAccess(), parent, name, String.join("\\", comps),
                 truncate, deleteOnClose, action, req.context(CreateContext.MXAC) != null,
                 req.context(CreateContext.QFID) != null,
                 new Oplocks.Request(req.oplockLevel(), desired, req.shareAccess(), disposition, deleteOnClose, c.conn.clientGuid,
                         leaseRequest(c, req)), existing != null ? lookedUp : -1);
+        p.overwriteAttributes = req.fileAttributes();
         return p;
     }
 
@@ -338,6 +370,8 @@ public final class Create implements Command {
         /** The table's deletion mark taken before the lookup ({@link OpenTable#deletions}); -1 for a file this CREATE made. */
         final long lookedUp;
         DurableHandles.Ask durable = DurableHandles.Ask.NONE;
+        /** The CREATE's FileAttributes, which an overwrite or supersede gives the file. */
+        int overwriteAttributes;
         volatile boolean waited;
         /** Whether the other protocols' state was consulted before this plan's first admission. */
         boolean othersAsked;
@@ -416,8 +450,10 @@ public final class Create implements Command {
                 }
                 if (truncate) {
                     // MS-FSA 2.1.5.1.2.1: overwrite and supersede mark the file for archiving
+                    // MS-FSA 2.1.5.1.2.1: overwrite and supersede give the file the request's attributes and ARCHIVE
                     vfs.setattr(caller, node.handle(), SetAttributes.create().size(0)
-                            .dosAttributes((node.attributes().dosAttributes() & DosAttributes.STORED) | DosAttributes.ARCHIVE));
+                            .dosAttributes(overwriteAttributes & DosAttributes.KEPT & ~DosAttributes.SPARSE_FILE
+                                    | node.attributes().dosAttributes() & DosAttributes.SPARSE_FILE | DosAttributes.ARCHIVE));
                 }
                 if (truncate || waited) {
                     node = new Node(node.handle(), vfs.getattr(node.handle())); // the holder may have written meanwhile
@@ -431,7 +467,9 @@ public final class Create implements Command {
             if (mxac) {
                 // MS-SMB2 2.2.14.2.5: QueryStatus, MaximalAccess
                 ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-                b.putInt(0).putInt(maximalAccess(vfs, caller, node, c.tree.maximalAccess()));
+                SecurityDescriptor sd = Security.stored(vfs, node.handle());
+                b.putInt(0).putInt(sd != null ? granted(vfs, caller, parent, sd) & c.tree.maximalAccess()
+                        : maximalAccess(vfs, caller, node, c.tree.maximalAccess()));
                 out.add(new CreateContext(CreateContext.MXAC, b.flip()));
             }
             if (qfid) {
@@ -499,6 +537,78 @@ public final class Create implements Command {
                 return null;
             }
         }
+    }
+
+    private static final int FILE_ADD_FILE = Access.FILE_WRITE_DATA;
+    private static final int FILE_ADD_SUBDIRECTORY = Access.FILE_APPEND_DATA;
+
+    /**
+     * MS-FSA 2.1.5.1.2.1: the access an open of an existing file gets. With a stored descriptor,
+     * what its DACL grants (MAXIMUM_ALLOWED: all of that the share allows), every bit asked for or
+     * ACCESS_DENIED; without one, the mode bits decide ({@link #checkAccess}).
+     */
+    static int grant(VirtualFileSystem vfs, Caller caller, FileHandle parent, Node n, int requested, int desired,
+            int implied, int treeMaximal) throws VfsException, SmbException {
+        SecurityDescriptor sd = Security.stored(vfs, n.handle());
+        if (sd == null) {
+            checkAccess(vfs, caller, n, desired | implied);
+            return desired | implied;
+        }
+        int granted = granted(vfs, caller, parent, sd) | Security.takeOwnership(caller, requested);
+        int want = desired | implied;
+        if ((requested & Access.MAXIMUM_ALLOWED) != 0) {
+            want = Access.map(requested & ~Access.MAXIMUM_ALLOWED, 0) | implied | (granted & treeMaximal);
+        }
+        int missing = want & ~granted & ~Access.ACCESS_SYSTEM_SECURITY;
+        if (missing != 0) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "the DACL refuses 0x" + Integer.toHexString(missing));
+        }
+        if ((want & (Access.FILE_WRITE_DATA | Access.FILE_APPEND_DATA)) != 0 && n.attributes().type() != FileType.DIRECTORY
+                && (n.attributes().dosAttributes() & DosAttributes.READONLY) != 0) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "the file is read-only");
+        }
+        return want;
+    }
+
+    /**
+     * What a stored descriptor grants the caller, with what the parent's DACL adds (MS-FSA
+     * 2.1.5.1.2.1): DELETE where it grants FILE_DELETE_CHILD, FILE_READ_ATTRIBUTES where it grants
+     * FILE_LIST_DIRECTORY.
+     */
+    private static int granted(VirtualFileSystem vfs, Caller caller, FileHandle parent, SecurityDescriptor sd)
+            throws VfsException {
+        int g = Security.granted(sd, caller);
+        if (parent != null && (g & (Access.DELETE | Access.FILE_READ_ATTRIBUTES)) != (Access.DELETE | Access.FILE_READ_ATTRIBUTES)) {
+            int p = Security.granted(Security.of(vfs, parent, vfs.getattr(parent)), caller);
+            if ((p & Access.FILE_DELETE_CHILD) != 0) {
+                g |= Access.DELETE;
+            }
+            if ((p & Access.FILE_LIST_DIRECTORY) != 0) {
+                g |= Access.FILE_READ_ATTRIBUTES;
+            }
+        }
+        return g;
+    }
+
+    /**
+     * MS-DTYP 2.5.3.4.1: a new file's descriptor, from the parent's inheritable ACEs and the one
+     * the client supplied in an SMB2_CREATE_SD_BUFFER context (MS-SMB2 2.2.13.2.2); kept only when
+     * there is one of either, else the new file's mode describes it.
+     */
+    private static Node inherit(Ctx c, SecurityDescriptor parentSd, SecurityDescriptor supplied, Node node, boolean dir)
+            throws VfsException {
+        if (parentSd == null && supplied == null) {
+            return node;
+        }
+        Caller caller = c.session.caller();
+        SecurityDescriptor sd = Inheritance.create(parentSd, supplied, dir, Sid.unixUser(caller.uid()),
+                Sid.unixGroup(caller.gid()));
+        if (sd == null) {
+            return node;
+        }
+        VirtualFileSystem vfs = c.tree.share().vfs();
+        vfs.securityDescriptor(caller, node.handle(), sd.encode(), Security.posix(sd, node.attributes()));
+        return new Node(node.handle(), vfs.getattr(node.handle()));
     }
 
     static void checkAccess(VirtualFileSystem vfs, Caller caller, Node n, int desired) throws VfsException, SmbException {

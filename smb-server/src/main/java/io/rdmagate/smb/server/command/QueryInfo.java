@@ -2,7 +2,6 @@ package io.rdmagate.smb.server.command;
 
 import io.rdmagate.smb.msdtyp.FileTime;
 import io.rdmagate.smb.msdtyp.SecurityDescriptor;
-import io.rdmagate.smb.msdtyp.Sid;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.msfscc.FileInfo;
 import io.rdmagate.smb.msfscc.FileInfoEncoder;
@@ -13,6 +12,8 @@ import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
 import io.rdmagate.smb.server.Files;
 import io.rdmagate.smb.server.Open;
+import io.rdmagate.smb.server.Security;
+import io.rdmagate.smb.server.Access;
 import io.rdmagate.smb.server.SmbException;
 import io.rdmagate.vfs.FileAttributes;
 import io.rdmagate.vfs.FsStat;
@@ -48,9 +49,7 @@ public final class QueryInfo implements Command {
                 if (o.pipe() != null) {
                     throw new SmbException(NtStatus.NOT_SUPPORTED, "security of a pipe");
                 }
-                FileAttributes a = o.vfs().getattr(o.handle());
-                byte[] sd = SecurityDescriptor.encode(Sid.unixUser(a.uid()), Sid.unixGroup(a.gid()), a.mode(),
-                        req.additionalInformation());
+                byte[] sd = security(o, req.additionalInformation());
                 if (sd.length > max) {
                     // 3.3.5.20.3: STATUS_BUFFER_TOO_SMALL with the size needed as ErrorData
                     ByteBuffer b = c.reply.body(12);
@@ -58,6 +57,9 @@ public final class QueryInfo implements Command {
                     c.reply.status(NtStatus.BUFFER_TOO_SMALL);
                     c.reply.length(12);
                     return;
+                }
+                if (sd.length > data.remaining()) {
+                    data = ByteBuffer.allocate(sd.length).order(ByteOrder.LITTLE_ENDIAN);
                 }
                 data.put(sd);
             }
@@ -71,6 +73,24 @@ public final class QueryInfo implements Command {
         ByteBuffer b = c.reply.body(8 + Math.max(len, 1));
         b.put(Smb2QueryInfo.OUTPUT_OFFSET, data.array(), 0, len);
         c.reply.length(Smb2QueryInfo.write(b, len));
+    }
+
+    /**
+     * MS-SMB2 3.3.5.20.3, MS-FSA 2.1.5.13: the parts of the file's descriptor asked for; owner,
+     * group and DACL need READ_CONTROL, the SACL ACCESS_SYSTEM_SECURITY (which no open holds: the
+     * gateway keeps no SACL).
+     */
+    private static byte[] security(Open o, int info) throws SmbException, VfsException {
+        if ((info & SecurityDescriptor.SACL_SECURITY_INFORMATION) != 0 && !o.can(Access.ACCESS_SYSTEM_SECURITY)) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "SACL without ACCESS_SYSTEM_SECURITY");
+        }
+        int parts = SecurityDescriptor.OWNER_SECURITY_INFORMATION | SecurityDescriptor.GROUP_SECURITY_INFORMATION
+                | SecurityDescriptor.DACL_SECURITY_INFORMATION;
+        if ((info & parts) != 0 && !o.can(Access.READ_CONTROL)) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "security without READ_CONTROL");
+        }
+        FileAttributes a = o.vfs().getattr(o.handle());
+        return Security.of(o.vfs(), o.handle(), a).select(info).encode();
     }
 
     private static void file(Ctx c, Open o, int cls, ByteBuffer d, long max) throws SmbException, VfsException {

@@ -1,6 +1,7 @@
 package io.rdmagate.smb.server.command;
 
 import io.rdmagate.smb.msdtyp.FileTime;
+import io.rdmagate.smb.msdtyp.SecurityDescriptor;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.msfscc.FileInformationClass;
 import io.rdmagate.smb.msfscc.SetInfoDecoder;
@@ -12,6 +13,7 @@ import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
 import io.rdmagate.smb.server.Files;
 import io.rdmagate.smb.server.Open;
+import io.rdmagate.smb.server.Security;
 import io.rdmagate.smb.server.SmbException;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.DosAttributes;
@@ -26,8 +28,8 @@ import java.util.List;
 
 /**
  * SET_INFO (MS-SMB2 3.3.5.21, MS-FSA 2.1.5.14): basic (times, DOS attributes), rename, link, disposition
- * (delete on last close), end of file, allocation, position and mode. Filesystem, security and
- * quota information cannot be set (STATUS_NOT_SUPPORTED).
+ * (delete on last close), end of file, allocation, position and mode; the security descriptor.
+ * Filesystem and quota information cannot be set (STATUS_NOT_SUPPORTED).
  */
 public final class SetInfo implements Command {
     @Override
@@ -39,6 +41,11 @@ public final class SetInfo implements Command {
     public void handle(Ctx c) throws SmbException, Smb2DecodeException, VfsException {
         Smb2SetInfo.Request req = Smb2SetInfo.decode(c.msg);
         Open o = c.open(req.fileId());
+        if (req.infoType() == Smb2QueryInfo.INFO_SECURITY && o.pipe() == null) {
+            security(o, c.session.caller(), req);
+            c.reply.length(Smb2SetInfo.write(c.reply.body(2)));
+            return;
+        }
         if (req.infoType() != Smb2QueryInfo.INFO_FILE || o.pipe() != null) {
             throw new SmbException(NtStatus.NOT_SUPPORTED, "SET_INFO type " + req.infoType());
         }
@@ -77,6 +84,31 @@ public final class SetInfo implements Command {
         c.reply.length(Smb2SetInfo.write(c.reply.body(2)));
     }
 
+    /**
+     * MS-SMB2 3.3.5.21.3, MS-FSA 2.1.5.16: replaces the parts AdditionalInformation names. The
+     * owner and group need WRITE_OWNER, the DACL WRITE_DAC; a SACL is refused (no open holds
+     * ACCESS_SYSTEM_SECURITY). The vfs keeps the descriptor and sets the mode, owner and group
+     * that say the same to NFS and the host.
+     */
+    private static void security(Open o, Caller caller, Smb2SetInfo.Request req)
+            throws SmbException, Smb2DecodeException, VfsException {
+        int info = req.additionalInformation();
+        if ((info & SecurityDescriptor.SACL_SECURITY_INFORMATION) != 0) {
+            need(o, Access.ACCESS_SYSTEM_SECURITY);
+        }
+        if ((info & (SecurityDescriptor.OWNER_SECURITY_INFORMATION | SecurityDescriptor.GROUP_SECURITY_INFORMATION)) != 0) {
+            need(o, Access.WRITE_OWNER);
+        }
+        if ((info & SecurityDescriptor.DACL_SECURITY_INFORMATION) != 0) {
+            need(o, Access.WRITE_DAC);
+        }
+        SecurityDescriptor set = SecurityDescriptor.read(req.buffer());
+        VirtualFileSystem vfs = o.vfs();
+        FileAttributes cur = vfs.getattr(o.handle());
+        SecurityDescriptor next = Security.of(vfs, o.handle(), cur).with(set, info);
+        vfs.securityDescriptor(caller, o.handle(), next.encode(), Security.posix(next, cur));
+    }
+
     private static void need(Open o, int bits) throws SmbException {
         if (!o.can(bits)) {
             throw new SmbException(NtStatus.ACCESS_DENIED, "open lacks access 0x" + Integer.toHexString(bits));
@@ -109,16 +141,13 @@ public final class SetInfo implements Command {
             if ((a & DosAttributes.DIRECTORY) != 0 && !o.directory()) {
                 throw new SmbException(NtStatus.INVALID_PARAMETER, "FILE_ATTRIBUTE_DIRECTORY on a file");
             }
-            FileAttributes cur = vfs.getattr(o.handle());
-            s.dosAttributes((a & DosAttributes.STORED & ~DosAttributes.SPARSE_FILE)
-                    | (cur.dosAttributes() & DosAttributes.SPARSE_FILE)); // FSCTL_SET_SPARSE's alone
-            if (cur.type() != FileType.DIRECTORY) {
-                boolean ro = (a & DosAttributes.READONLY) != 0;
-                int mode = ro ? cur.mode() & ~0222 : cur.mode() | ((cur.mode() & 0444) >> 1);
-                if (mode != cur.mode()) {
-                    s.mode(mode);
-                }
+            if ((a & DosAttributes.TEMPORARY) != 0 && o.directory()) {
+                throw new SmbException(NtStatus.INVALID_PARAMETER, "FILE_ATTRIBUTE_TEMPORARY on a directory"); // MS-FSA 2.1.5.14.2
             }
+            FileAttributes cur = vfs.getattr(o.handle());
+            // a file's READONLY clears the write bits, or gives the owner's back; SPARSE_FILE is FSCTL_SET_SPARSE's alone
+            s.dosAttributes((a & DosAttributes.KEPT & ~DosAttributes.SPARSE_FILE)
+                    | (cur.dosAttributes() & DosAttributes.SPARSE_FILE));
         }
         FileAttributes after = s.isEmpty() ? null : vfs.setattr(caller, o.handle(), s);
         if (b.lastWrite() != 0 || b.change() != 0) {
