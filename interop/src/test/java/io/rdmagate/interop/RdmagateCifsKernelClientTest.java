@@ -18,7 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
  * SMB 3.1.1 over TCP through a qemu forward, then sealed, then over SMB Direct (siw in the guest,
  * rdmagate's soft iWARP on the host), and runs the workload that PeerWorkloadTest proves against
  * ksmbd. Over SMB Direct the file data moves by RDMA (the READ and WRITE RDMA channel), which the
- * gateway's metrics show.
+ * gateway's metrics show. Over TCP, cifs-utils' setcifsacl and getcifsacl set and read a file's
+ * DACL: a DACL that allows only reading refuses the client's write, and a new file inherits its
+ * directory's inheritable entry.
  */
 @Tag("interop")
 class RdmagateCifsKernelClientTest {
@@ -55,6 +57,10 @@ class RdmagateCifsKernelClientTest {
                 for (String c : List.of("channels", "io", "unmount")) {
                     expected.add("multichannel-" + kind + "/" + c);
                 }
+            }
+            for (String c : List.of("mount", "getcifsacl", "set-read-only", "reads-back", "write-refused", "read-allowed",
+                    "full-control-back", "write-allowed", "set-inheritable", "inherited", "unmount")) {
+                expected.add("rdmagate-acl/" + c);
             }
             for (String mode : List.of("tcp", "seal", "rdma")) {
                 for (String c : CHECKS) {
