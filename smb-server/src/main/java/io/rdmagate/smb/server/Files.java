@@ -46,7 +46,11 @@ public final class Files {
             return out;
         }
         for (String c : p.split("\\\\", -1)) {
-            if (c.isEmpty() || c.equals(".") || c.equals("..")) {
+            if (c.equals("..")) {
+                // a path that climbs is malformed as a whole, as Windows and Samba answer it
+                throw new SmbException(NtStatus.OBJECT_PATH_SYNTAX_BAD, "'..' in " + path);
+            }
+            if (c.isEmpty() || c.equals(".")) {
                 throw new SmbException(NtStatus.OBJECT_NAME_INVALID, "path component '" + c + "' in " + path);
             }
             for (int i = 0; i < c.length(); i++) {

@@ -39,7 +39,7 @@ class SmbtortureTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"smb2.connect, 1", "smb2.read, 4", "smb2.credits, 3", "smb2.delete-on-close-perms, 9", "smb2.sdread, 1",
-        "smb2.winattr, 1", "smb2.openattr, 1"})
+        "smb2.winattr, 1", "smb2.openattr, 1", "smb2.mkdir, 1"})
     void groupPassesCompletely(String group, int successes) throws Exception {
         assertPasses(group, successes);
     }
@@ -75,6 +75,7 @@ class SmbtortureTest {
         "smb2.dir.sorted",
         "smb2.dir.large-files",
         "smb2.getinfo.fsinfo",
+        "smb2.getinfo.qfs_buffercheck",
         "smb2.getinfo.qsec_buffercheck",
         "smb2.getinfo.granted",
         "smb2.lock.rw-shared",

@@ -94,13 +94,16 @@ public final class QueryInfo implements Command {
     }
 
     private static void file(Ctx c, Open o, int cls, ByteBuffer d, long max) throws SmbException, VfsException {
+        // MS-SMB2 3.3.5.20.1: room for the structure as Windows declares it, a name's first
+        // character included and padded to 8 (FileAllInformation 104, FileStreamInformation 32,
+        // FileNameInformation 8), as smbtorture's qfile_buffercheck expects
         int fixed = FileInfoEncoder.fixedSize(cls);
         if (cls == FileInformationClass.FILE_ALL) {
-            fixed = 100; // MS-FSCC 2.4.2: everything before the name's characters
+            fixed = 104;
         } else if (cls == FileInformationClass.FILE_STREAM) {
-            fixed = 24;
+            fixed = 32;
         }
-        if (fixed > 0 && max < fixed || fixed < 0 && max < 4) {
+        if (fixed > 0 && max < fixed || fixed < 0 && max < 8) {
             throw new SmbException(NtStatus.INFO_LENGTH_MISMATCH, "OutputBufferLength " + max + " for class " + cls);
         }
         FileInfo f;
@@ -154,7 +157,9 @@ public final class QueryInfo implements Command {
 
             default -> throw new SmbException(NtStatus.INVALID_INFO_CLASS, "filesystem class " + cls);
         }
-        int fixed = cls == FileInformationClass.FS_VOLUME ? 18 : cls == FileInformationClass.FS_ATTRIBUTE ? 12 : d.position();
+        // a class with a name needs room for the structure as Windows declares it: the name's first
+        // character included, padded to 8 (MS-SMB2 3.3.5.20.2; what smbtorture's qfs_buffercheck expects)
+        int fixed = cls == FileInformationClass.FS_VOLUME ? 24 : cls == FileInformationClass.FS_ATTRIBUTE ? 16 : d.position();
         if (max < fixed) {
             throw new SmbException(NtStatus.INFO_LENGTH_MISMATCH, "OutputBufferLength " + max + " for fs class " + cls);
         }
