@@ -2,30 +2,33 @@ package io.rdmagate.smb.server;
 
 import io.rdmagate.smb.msdtyp.AccessMask;
 
-/** Access mask bits (MS-SMB2 2.2.13.1.1) and their generic mapping (MS-FSA 2.1.5.1.2.1). */
+/**
+ * Access mask bits (MS-SMB2 2.2.13.1.1) and their generic mapping (MS-FSA 2.1.5.1.2.1): the rights an
+ * ACE grants are msdtyp's {@link AccessMask}, with the file-specific rights SMB names besides.
+ */
 public final class Access {
-    public static final int FILE_READ_DATA = 0x1;
+    public static final int FILE_READ_DATA = AccessMask.FILE_READ_DATA;
     /** FILE_READ_DATA's bit on a directory (MS-SMB2 2.2.13.1.2). */
     public static final int FILE_LIST_DIRECTORY = 0x1;
-    public static final int FILE_WRITE_DATA = 0x2;
-    public static final int FILE_APPEND_DATA = 0x4;
+    public static final int FILE_WRITE_DATA = AccessMask.FILE_WRITE_DATA;
+    public static final int FILE_APPEND_DATA = AccessMask.FILE_APPEND_DATA;
     public static final int FILE_READ_EA = 0x8;
     public static final int FILE_WRITE_EA = 0x10;
-    public static final int FILE_EXECUTE = 0x20;
-    public static final int FILE_DELETE_CHILD = 0x40;
+    public static final int FILE_EXECUTE = AccessMask.FILE_EXECUTE;
+    public static final int FILE_DELETE_CHILD = AccessMask.FILE_DELETE_CHILD;
     public static final int FILE_READ_ATTRIBUTES = 0x80;
     public static final int FILE_WRITE_ATTRIBUTES = 0x100;
-    public static final int DELETE = 0x10000;
-    public static final int READ_CONTROL = 0x20000;
-    public static final int WRITE_DAC = 0x40000;
-    public static final int WRITE_OWNER = 0x80000;
+    public static final int DELETE = AccessMask.DELETE;
+    public static final int READ_CONTROL = AccessMask.READ_CONTROL;
+    public static final int WRITE_DAC = AccessMask.WRITE_DAC;
+    public static final int WRITE_OWNER = AccessMask.WRITE_OWNER;
     public static final int SYNCHRONIZE = 0x100000;
-    public static final int ACCESS_SYSTEM_SECURITY = 0x1000000;
-    public static final int MAXIMUM_ALLOWED = 0x2000000;
-    public static final int GENERIC_ALL = 0x10000000;
-    public static final int GENERIC_EXECUTE = 0x20000000;
-    public static final int GENERIC_WRITE = 0x40000000;
-    public static final int GENERIC_READ = 0x80000000;
+    public static final int ACCESS_SYSTEM_SECURITY = AccessMask.ACCESS_SYSTEM_SECURITY;
+    public static final int MAXIMUM_ALLOWED = AccessMask.MAXIMUM_ALLOWED;
+    public static final int GENERIC_ALL = AccessMask.GENERIC_ALL;
+    public static final int GENERIC_EXECUTE = AccessMask.GENERIC_EXECUTE;
+    public static final int GENERIC_WRITE = AccessMask.GENERIC_WRITE;
+    public static final int GENERIC_READ = AccessMask.GENERIC_READ;
 
     public static final int FILE_ALL_ACCESS = AccessMask.FILE_ALL_ACCESS;
     public static final int FILE_GENERIC_READ = AccessMask.FILE_GENERIC_READ;
