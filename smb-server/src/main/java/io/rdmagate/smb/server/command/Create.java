@@ -181,6 +181,7 @@ public final class Create implements Command {
         int action;
         Node node;
         boolean truncate = false;
+        SecurityDescriptor sd = null; // the file's stored descriptor, read once for every check of this CREATE
         if (existing != null) {
             boolean dir = existing.attributes().type() == FileType.DIRECTORY;
             switch (disposition) {
@@ -209,7 +210,8 @@ public final class Create implements Command {
                 // MS-FSA 2.1.5.1.2.1: overwriting a hidden or system file must say so
                 throw new SmbException(NtStatus.ACCESS_DENIED, "overwrite of a hidden or system file without the attribute");
             }
-            desired = grant(vfs, caller, parent, existing, req.desiredAccess(), desired,
+            sd = Security.stored(vfs, existing.handle());
+            desired = grant(vfs, caller, parent, existing, sd, req.desiredAccess(), desired,
                     truncate ? Access.FILE_WRITE_DATA : 0, c.tree.maximalAccess());
             node = existing;
         } else {
@@ -247,7 +249,10 @@ public final class Create implements Command {
                 node = vfs.create(caller, parent, name, CreateMode.GUARDED,
                         attrs.mode((req.fileAttributes() & DosAttributes.READONLY) != 0 ? 0444 : 0644), 0);
             }
-            node = inherit(c, parentSd, supplied, node, mkdir);
+            sd = inherit(c, parentSd, supplied, node, mkdir);
+            if (sd != null) {
+                node = new Node(node.handle(), vfs.getattr(node.handle()));
+            }
             action = Smb2Create.FILE_CREATED;
         }
         boolean dir = node.attributes().type() == FileType.DIRECTORY;
@@ -259,7 +264,7 @@ public final class Create implements Command {
             if ((node.attributes().dosAttributes() & DosAttributes.READONLY) != 0) {
                 throw new SmbException(CANNOT_DELETE, req.name() + " is read-only");
             }
-            if (existing == null || Security.stored(vfs, node.handle()) == null) {
+            if (sd == null) {
                 requireMayDelete(vfs, caller, parent, node.attributes()); // a stored descriptor decided DELETE above
             }
         }
@@ -269,6 +274,7 @@ public final class Create implements Command {
                 new Oplocks.Request(req.oplockLevel(), desired, req.shareAccess(), disposition, deleteOnClose, c.conn.clientGuid,
                         leaseRequest(c, req)), existing != null ? lookedUp : -1);
         p.overwriteAttributes = req.fileAttributes();
+        p.descriptor = sd;
         return p;
     }
 
@@ -372,6 +378,8 @@ public final class Create implements Command {
         DurableHandles.Ask durable = DurableHandles.Ask.NONE;
         /** The CREATE's FileAttributes, which an overwrite or supersede gives the file. */
         int overwriteAttributes;
+        /** The file's stored security descriptor, or null where its mode describes it. */
+        SecurityDescriptor descriptor;
         volatile boolean waited;
         /** Whether the other protocols' state was consulted before this plan's first admission. */
         boolean othersAsked;
@@ -449,7 +457,6 @@ public final class Create implements Command {
                     c.server.othersFirst(vfs, node.handle().fileId(), conflict());
                 }
                 if (truncate) {
-                    // MS-FSA 2.1.5.1.2.1: overwrite and supersede mark the file for archiving
                     // MS-FSA 2.1.5.1.2.1: overwrite and supersede give the file the request's attributes and ARCHIVE
                     vfs.setattr(caller, node.handle(), SetAttributes.create().size(0)
                             .dosAttributes(overwriteAttributes & DosAttributes.KEPT & ~DosAttributes.SPARSE_FILE
@@ -467,8 +474,7 @@ public final class Create implements Command {
             if (mxac) {
                 // MS-SMB2 2.2.14.2.5: QueryStatus, MaximalAccess
                 ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-                SecurityDescriptor sd = Security.stored(vfs, node.handle());
-                b.putInt(0).putInt(sd != null ? granted(vfs, caller, parent, sd) & c.tree.maximalAccess()
+                b.putInt(0).putInt(descriptor != null ? granted(vfs, caller, parent, descriptor) & c.tree.maximalAccess()
                         : maximalAccess(vfs, caller, node, c.tree.maximalAccess()));
                 out.add(new CreateContext(CreateContext.MXAC, b.flip()));
             }
@@ -547,9 +553,8 @@ public final class Create implements Command {
      * what its DACL grants (MAXIMUM_ALLOWED: all of that the share allows), every bit asked for or
      * ACCESS_DENIED; without one, the mode bits decide ({@link #checkAccess}).
      */
-    static int grant(VirtualFileSystem vfs, Caller caller, FileHandle parent, Node n, int requested, int desired,
-            int implied, int treeMaximal) throws VfsException, SmbException {
-        SecurityDescriptor sd = Security.stored(vfs, n.handle());
+    static int grant(VirtualFileSystem vfs, Caller caller, FileHandle parent, Node n, SecurityDescriptor sd, int requested,
+            int desired, int implied, int treeMaximal) throws VfsException, SmbException {
         if (sd == null) {
             checkAccess(vfs, caller, n, desired | implied);
             return desired | implied;
@@ -592,23 +597,21 @@ public final class Create implements Command {
 
     /**
      * MS-DTYP 2.5.3.4.1: a new file's descriptor, from the parent's inheritable ACEs and the one
-     * the client supplied in an SMB2_CREATE_SD_BUFFER context (MS-SMB2 2.2.13.2.2); kept only when
-     * there is one of either, else the new file's mode describes it.
+     * the client supplied in an SMB2_CREATE_SD_BUFFER context (MS-SMB2 2.2.13.2.2); kept and
+     * returned only when there is one of either, else null: the new file's mode describes it.
      */
-    private static Node inherit(Ctx c, SecurityDescriptor parentSd, SecurityDescriptor supplied, Node node, boolean dir)
-            throws VfsException {
+    private static SecurityDescriptor inherit(Ctx c, SecurityDescriptor parentSd, SecurityDescriptor supplied, Node node,
+            boolean dir) throws VfsException {
         if (parentSd == null && supplied == null) {
-            return node;
+            return null;
         }
         Caller caller = c.session.caller();
         SecurityDescriptor sd = Inheritance.create(parentSd, supplied, dir, Sid.unixUser(caller.uid()),
                 Sid.unixGroup(caller.gid()));
-        if (sd == null) {
-            return node;
+        if (sd != null) {
+            c.tree.share().vfs().securityDescriptor(caller, node.handle(), sd.encode(), Security.posix(sd, node.attributes()));
         }
-        VirtualFileSystem vfs = c.tree.share().vfs();
-        vfs.securityDescriptor(caller, node.handle(), sd.encode(), Security.posix(sd, node.attributes()));
-        return new Node(node.handle(), vfs.getattr(node.handle()));
+        return sd;
     }
 
     static void checkAccess(VirtualFileSystem vfs, Caller caller, Node n, int desired) throws VfsException, SmbException {
