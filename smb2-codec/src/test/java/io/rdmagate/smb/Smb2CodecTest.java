@@ -264,6 +264,37 @@ class Smb2CodecTest {
     }
 
     @Test
+    void spnegoOffersKerberosFirstAndPicksTheClientsFirstSharedMechanism() throws Exception {
+        // the NEGOTIATE blob: MS-KRB5, KRB5, NTLMSSP in that order, as Windows sends it
+        byte[] init = Spnego.serverInit(true);
+        String hex = java.util.HexFormat.of().formatHex(init);
+        int ms = hex.indexOf("06092a864882f712010202");
+        int krb5 = hex.indexOf("06092a864886f712010202");
+        int ntlm = hex.indexOf("060a2b06010401823702020a");
+        assertTrue(ms > 0 && krb5 > ms && ntlm > krb5, hex);
+        assertTrue(!java.util.HexFormat.of().formatHex(Spnego.serverInit(false)).contains("06092a864886f712010202"));
+
+        // smbclient --use-kerberos=required: MS-KRB5, KRB5 and an optimistic AP-REQ
+        byte[] mechTypes = io.rdmagate.smb.msspng.Der.tlv(0x30, Spnego.MS_KRB5_OID, Spnego.KRB5_OID, Spnego.NTLMSSP_OID);
+        byte[] apReq = {0x60, 0x01, 0x00};
+        byte[] body = io.rdmagate.smb.msspng.Der.tlv(0x30, io.rdmagate.smb.msspng.Der.tlv(0xa0, mechTypes),
+                io.rdmagate.smb.msspng.Der.tlv(0xa2, io.rdmagate.smb.msspng.Der.tlv(0x04, apReq)));
+        Spnego.ClientToken t = Spnego.parse(io.rdmagate.smb.msspng.Der.tlv(0x60, Hex.b("06062b0601050502"),
+                io.rdmagate.smb.msspng.Der.tlv(0xa0, body)));
+        assertEquals(3, t.mechs().size());
+        assertArrayEquals(Spnego.MS_KRB5_OID, Spnego.choose(t.mechs(), true));
+        assertArrayEquals(Spnego.NTLMSSP_OID, Spnego.choose(t.mechs(), false), "without Kerberos, NTLMSSP from the list");
+        assertEquals(null, Spnego.choose(java.util.List.of(Spnego.KRB5_OID), false), "nothing shared");
+        // the answer names the mechanism as the client did
+        byte[] resp = Spnego.response(Spnego.ACCEPT_COMPLETED, Spnego.MS_KRB5_OID, new byte[] {1, 2}, null);
+        assertTrue(java.util.HexFormat.of().formatHex(resp).contains("a10b06092a864882f712010202"));
+        byte[] notOids = io.rdmagate.smb.msspng.Der.tlv(0x30, io.rdmagate.smb.msspng.Der.tlv(0xa0,
+                io.rdmagate.smb.msspng.Der.tlv(0x30, io.rdmagate.smb.msspng.Der.tlv(0x04, new byte[] {1}))));
+        assertThrows(SpnegoException.class, () -> Spnego.parse(io.rdmagate.smb.msspng.Der.tlv(0x60,
+                Hex.b("06062b0601050502"), io.rdmagate.smb.msspng.Der.tlv(0xa0, notOids))));
+    }
+
+    @Test
     void fileTimeAndSecurityDescriptor() {
         assertEquals(FileTime.EPOCH_DIFF, FileTime.fromUnixNanos(0));
         assertEquals(1_000_000_000L, FileTime.toUnixNanos(FileTime.fromUnixNanos(1_000_000_000L)));

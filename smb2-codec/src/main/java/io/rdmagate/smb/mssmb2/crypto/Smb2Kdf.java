@@ -40,11 +40,22 @@ public final class Smb2Kdf {
     }
 
     /**
-     * Keys for 3.0 and 3.0.2 (fixed contexts) or 3.1.1 (context = the session's preauth integrity
-     * hash). {@code cipherBits} is 256 for the AES-256 ciphers, else 128 (3.1.4.2: L = 256 and the
-     * full session key then).
+     * MS-SMB2 3.3.5.5.3 Session.SessionKey: the first 16 bytes of the authentication's key (a
+     * Kerberos AES-256 key has 32), right-padded with zeros when shorter.
      */
-    public static Keys serverKeys(byte[] sessionKey, boolean is311, byte[] preauthHash, int cipherBits) {
+    public static byte[] sessionKey(byte[] fullSessionKey) {
+        return fullSessionKey.length == 16 ? fullSessionKey : java.util.Arrays.copyOf(fullSessionKey, 16);
+    }
+
+    /**
+     * Keys for 3.0 and 3.0.2 (fixed contexts) or 3.1.1 (context = the session's preauth integrity
+     * hash), from the authentication's whole key. {@code cipherBits} is 256 for the AES-256
+     * ciphers, else 128: 3.1.4.2, L = 256, and the cipher keys then come from the full session
+     * key (Session.FullSessionKey); the others, and all keys of other ciphers, from its first 16 bytes.
+     */
+    public static Keys serverKeys(byte[] fullSessionKey, boolean is311, byte[] preauthHash, int cipherBits) {
+        byte[] sessionKey = sessionKey(fullSessionKey);
+        byte[] cipherKey = is311 && cipherBits == 256 ? fullSessionKey : sessionKey;
         if (!is311) {
             return new Keys(derive(sessionKey, z("SMB2AESCMAC"), z("SmbSign"), 128),
                     derive(sessionKey, z("SMB2AESCCM"), z("ServerOut"), 128),
@@ -52,8 +63,8 @@ public final class Smb2Kdf {
                     derive(sessionKey, z("SMB2APP"), z("SmbRpc"), 128));
         }
         return new Keys(derive(sessionKey, z("SMBSigningKey"), preauthHash, 128),
-                derive(sessionKey, z("SMBS2CCipherKey"), preauthHash, cipherBits),
-                derive(sessionKey, z("SMBC2SCipherKey"), preauthHash, cipherBits),
+                derive(cipherKey, z("SMBS2CCipherKey"), preauthHash, cipherBits),
+                derive(cipherKey, z("SMBC2SCipherKey"), preauthHash, cipherBits),
                 derive(sessionKey, z("SMBAppKey"), preauthHash, 128));
     }
 }
