@@ -39,7 +39,8 @@ SUITE=${RDMAGATE_DEBIAN_SUITE:-bookworm}
 #   java.sql          H2 (handle stores) and its java.naming/java.desktop (java.beans)
 #                     references; java.naming, java.desktop also logback's
 #   java.compiler, java.scripting, java.instrument   referenced by H2 and logback
-JLINK_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.naming,java.net.http,java.scripting,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.net,jdk.unsupported
+#   java.security.jgss, jdk.security.jgss   Kerberos logons (GSS-API acceptor, its session key)
+JLINK_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.naming,java.net.http,java.scripting,java.security.jgss,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.net,jdk.security.jgss,jdk.unsupported
 
 log() { echo "build-image: $*" >&2; }
 die() { log "error: $*"; exit 1; }

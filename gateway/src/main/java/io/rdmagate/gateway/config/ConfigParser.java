@@ -5,9 +5,11 @@ import io.rdmagate.gateway.spi.config.ClientRule;
 import io.rdmagate.gateway.spi.config.ExportConfig;
 import io.rdmagate.gateway.spi.config.GatewayConfig;
 import io.rdmagate.gateway.spi.config.HttpConfig;
+import io.rdmagate.gateway.spi.config.KerberosConfig;
 import io.rdmagate.gateway.spi.config.LimitsConfig;
 import io.rdmagate.gateway.spi.config.Port;
 import io.rdmagate.gateway.spi.config.RdmaConfig;
+import io.rdmagate.gateway.spi.config.SecurityConfig;
 import io.rdmagate.gateway.spi.config.ShareConfig;
 import io.rdmagate.gateway.spi.config.SmbConfig;
 import io.rdmagate.gateway.spi.config.TransportsConfig;
@@ -104,8 +106,18 @@ public final class ConfigParser {
             TransportsConfig transports = transports(top.map("transports"));
             LimitsConfig limits = limits(top.map("limits"));
             RdmaConfig rdma = rdma(top.map("rdma"));
-            top.finish("stateDir", "http", "exports", "shares", "smb", "users", "transports", "limits", "rdma");
-            return new GatewayConfig(top.file(), stateDir, http, exports, shares, smb, users, transports, limits, rdma);
+            SecurityConfig security = security(top.map("security"));
+            top.finish("stateDir", "http", "exports", "shares", "smb", "users", "transports", "limits", "rdma", "security");
+            if (security.kerberos() == null) {
+                for (ShareConfig s : shares) {
+                    if (!s.ntlm()) {
+                        throw top.error(top.lineOf("shares"), "share '" + s.name() + "' allows only krb5 logons, but"
+                                + " security.kerberos is not set: SMB has no Kerberos");
+                    }
+                }
+            }
+            return new GatewayConfig(top.file(), stateDir, http, exports, shares, smb, users, transports, limits, rdma,
+                    security);
         }
 
         private Path path(YamlMap m, String key, String def) throws ConfigException {
@@ -231,8 +243,21 @@ public final class ConfigParser {
                 boolean readOnly = m.bool("readOnly", false);
                 boolean guestOk = m.bool("guestOk", false);
                 boolean encrypt = m.bool("encrypt", false);
-                m.finish("name", "export", "path", "readOnly", "guestOk", "encrypt");
-                out.add(new ShareConfig(name, export, trimmed, readOnly, guestOk, encrypt));
+                int secLine = m.lineOf("sec");
+                java.util.Set<String> sec = new java.util.HashSet<>();
+                for (Node s : m.list("sec")) {
+                    String v = m.scalar(s, "sec");
+                    if (!v.equals("ntlm") && !v.equals("krb5")) {
+                        throw m.error(secLine, "a share's sec may hold ntlm and krb5, found '" + v + "'");
+                    }
+                    sec.add(v);
+                }
+                if (sec.isEmpty()) {
+                    sec = java.util.Set.of("ntlm", "krb5");
+                }
+                m.finish("name", "export", "path", "readOnly", "guestOk", "encrypt", "sec");
+                out.add(new ShareConfig(name, export, trimmed, readOnly, guestOk, encrypt, sec.contains("ntlm"),
+                        sec.contains("krb5")));
             }
             return out;
         }
@@ -405,6 +430,60 @@ public final class ConfigParser {
             smb.finish("enabled", "address", "port", "directPort", "direct");
             m.finish("nfs", "rpcbind", "smb");
             return new TransportsConfig(nfsT, new TransportsConfig.Rpcbind(rpcPort, rpcMode), smbT);
+        }
+
+        /**
+         * security.kerberos: keytab and realm are needed; smbPrincipal defaults to
+         * cifs/FQDN@REALM of this host, resolved at start.
+         */
+        private SecurityConfig security(YamlMap m) throws ConfigException {
+            int kLine = m.lineOf("kerberos");
+            YamlMap k = m.map("kerberos");
+            m.finish("kerberos");
+            if (k.keys().isEmpty()) {
+                return SecurityConfig.DEFAULT;
+            }
+            Path keytab = path(k, "keytab", null);
+            int realmLine = k.lineOf("realm");
+            String realm = k.requiredString("realm");
+            if (!realm.matches("[A-Za-z0-9._-]+")) {
+                throw k.error(realmLine, "security.kerberos.realm '" + realm + "' is not a realm name (EXAMPLE.COM)");
+            }
+            Path krb5Conf = path(k, "krb5Conf", "/etc/krb5.conf");
+            String smbPrincipal = principal(k, "smbPrincipal", "cifs", realm);
+            int nfsLine = k.lineOf("nfsPrincipal");
+            String nfsPrincipal = principal(k, "nfsPrincipal", "nfs", realm);
+            if (nfsPrincipal != null) {
+                throw k.error(nfsLine, "security.kerberos.nfsPrincipal: this build has no RPCSEC_GSS yet; NFS"
+                        + " authenticates with AUTH_SYS (leave nfsPrincipal out)");
+            }
+            java.util.Map<String, String> idmap = new java.util.LinkedHashMap<>();
+            int idLine = k.lineOf("idmap");
+            YamlMap ids = k.map("idmap");
+            for (String principal : ids.keys()) {
+                String v = ids.string(principal, "");
+                if (!principal.contains("@") || !io.rdmagate.gateway.spi.security.KerberosIdentities.validIdmapValue(v)) {
+                    throw ids.error(idLine, "security.kerberos.idmap maps user@REALM to a local user name or uid:gid,"
+                            + " found '" + principal + ": " + v + "'");
+                }
+                idmap.put(principal, v);
+            }
+            k.finish("keytab", "realm", "krb5Conf", "smbPrincipal", "nfsPrincipal", "idmap");
+            return new SecurityConfig(new KerberosConfig(keytab, realm, krb5Conf, smbPrincipal, nfsPrincipal, idmap));
+        }
+
+        /** A service principal SERVICE/HOST[@REALM], with the realm added when left out. */
+        private static String principal(YamlMap k, String key, String service, String realm) throws ConfigException {
+            int line = k.lineOf(key);
+            String p = k.string(key, null);
+            if (p == null) {
+                return null;
+            }
+            if (!p.matches(service + "/[A-Za-z0-9._-]+(@[A-Za-z0-9._-]+)?")) {
+                throw k.error(line, "security.kerberos." + key + " must be " + service + "/HOST or " + service
+                        + "/HOST@REALM, found '" + p + "'");
+            }
+            return p.contains("@") ? p : p + "@" + realm;
         }
 
         private RdmaConfig rdma(YamlMap m) throws ConfigException {

@@ -95,6 +95,11 @@ final class YamlMap {
         }
     }
 
+    /** The keys of this mapping, in file order; reading them marks none as read. */
+    java.util.Set<String> keys() {
+        return java.util.Collections.unmodifiableSet(entries.keySet());
+    }
+
     YamlMap map(String key) throws ConfigException {
         return of(file, get(key), what.equals("the top level") ? key : what + "." + key);
     }

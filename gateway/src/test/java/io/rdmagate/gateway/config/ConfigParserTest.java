@@ -242,6 +242,53 @@ class ConfigParserTest {
     }
 
     @Test
+    void theSecuritySectionNamesTheKeytabAndThePrincipals() throws Exception {
+        assertEquals(null, ConfigParser.parse("t.yaml", MINIMAL).security().kerberos());
+        GatewayConfig c = ConfigParser.parse("t.yaml", MINIMAL + """
+                shares:
+                  - {name: data, export: data, sec: [krb5]}
+                  - {name: both, export: data}
+                security:
+                  kerberos:
+                    keytab: /etc/rdmagate/rdmagate.keytab
+                    realm: EXAMPLE.TEST
+                    smbPrincipal: cifs/gw.example.test
+                    idmap: {"alice@EXAMPLE.TEST": bob, "svc@OTHER.TEST": "10:20"}
+                """);
+        var k = c.security().kerberos();
+        assertEquals(Path.of("/etc/rdmagate/rdmagate.keytab"), k.keytab());
+        assertEquals(Path.of("/etc/krb5.conf"), k.krb5Conf());
+        assertEquals("cifs/gw.example.test@EXAMPLE.TEST", k.smbPrincipal(), "the realm is added");
+        assertEquals(null, k.nfsPrincipal());
+        assertEquals("bob", k.idmap().get("alice@EXAMPLE.TEST"));
+        assertEquals("10:20", k.idmap().get("svc@OTHER.TEST"));
+        assertEquals(false, c.shares().get(0).ntlm());
+        assertEquals(true, c.shares().get(0).krb5());
+        assertEquals(true, c.shares().get(1).ntlm() && c.shares().get(1).krb5(), "both by default");
+
+        String kerberos = "security:\n  kerberos:\n    keytab: /k\n    realm: EXAMPLE.TEST\n";
+        assertEquals(null, ConfigParser.parse("t.yaml", MINIMAL + kerberos).security().kerberos().smbPrincipal(),
+                "cifs/FQDN@REALM, resolved at start");
+        assertError(MINIMAL + kerberos + "    nfsPrincipal: nfs/h\n", 10, "no RPCSEC_GSS yet");
+        assertError(MINIMAL + kerberos + "    smbPrincipal: nfs/h\n", 10, "must be cifs/HOST");
+        assertError(MINIMAL + kerberos + "    smbPrincipal: cifs/h\n    idmap: {alice: bob}\n", 11, "user@REALM");
+        assertError(MINIMAL + kerberos + "    smbPrincipal: cifs/h\n    idmap: {\"a@R\": \"1:99999999999\"}\n", 11,
+                "uid:gid");
+        assertError(MINIMAL + "security:\n  kerberos:\n    realm: EXAMPLE.TEST\n    smbPrincipal: cifs/h\n", 8, "keytab");
+        assertError(MINIMAL + "shares:\n  - {name: s, export: data, sec: [krb5]}\n", 6, "security.kerberos is not set");
+        assertError(MINIMAL + "shares:\n  - {name: s, export: data, sec: [kerberos]}\n", 7, "ntlm and krb5");
+    }
+
+    @Test
+    void theKerberosExampleIsAValidConfiguration() throws Exception {
+        Path example = Path.of("../docs/examples/kerberos.yaml");
+        GatewayConfig c = ConfigParser.parse(example.toString(), java.nio.file.Files.readString(example));
+        assertEquals("EXAMPLE.TEST", c.security().kerberos().realm());
+        assertEquals(null, c.security().kerberos().smbPrincipal(), "cifs/FQDN@EXAMPLE.TEST of the host it runs on");
+        assertEquals(false, c.shares().get(0).ntlm());
+    }
+
+    @Test
     void eachProtocolListensWhereItsAddressSays() throws Exception {
         GatewayConfig c = ConfigParser.parse("t.yaml", MINIMAL
                 + "transports:\n  nfs: {address: 127.0.0.2}\n  smb: {address: \"::1\"}\n");

@@ -5,6 +5,12 @@ import io.rdmagate.gateway.spi.GatewayContext;
 import io.rdmagate.gateway.spi.ListenerKind;
 import io.rdmagate.gateway.spi.PlannedPort;
 import io.rdmagate.gateway.spi.ProtocolService;
+import io.rdmagate.gateway.spi.StartException;
+import io.rdmagate.gateway.spi.config.KerberosConfig;
+import io.rdmagate.gateway.spi.security.KerberosAcceptor;
+import io.rdmagate.gateway.spi.security.KerberosException;
+import io.rdmagate.gateway.spi.security.KerberosIdentities;
+import io.rdmagate.gateway.spi.security.Passwd;
 import io.rdmagate.gateway.spi.config.GatewayConfig;
 import io.rdmagate.gateway.spi.config.ShareConfig;
 import io.rdmagate.gateway.spi.config.UserEntry;
@@ -20,6 +26,8 @@ import java.util.Set;
  * and over SMB Direct on the planned SMB Direct port with the RDMA device the gateway opened.
  */
 public final class SmbProtocolService implements ProtocolService {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SmbProtocolService.class);
+
     private SmbServer server;
 
     @Override
@@ -33,7 +41,7 @@ public final class SmbProtocolService implements ProtocolService {
     }
 
     /** The server configuration the gateway's configuration describes. */
-    public static SmbServerConfig config(GatewayContext context) {
+    public static SmbServerConfig config(GatewayContext context) throws StartException {
         GatewayConfig g = context.config();
         List<SmbShare> shares = new ArrayList<>();
         for (ShareConfig s : g.shares()) {
@@ -41,7 +49,7 @@ public final class SmbProtocolService implements ProtocolService {
             if (vfs == null) {
                 throw new IllegalArgumentException("share " + s.name() + " names export " + s.export() + ", which is not open");
             }
-            shares.add(new SmbShare(s.name(), vfs, s.path(), s.readOnly(), s.guestOk(), s.encrypt()));
+            shares.add(new SmbShare(s.name(), vfs, s.path(), s.readOnly(), s.guestOk(), s.encrypt(), s.ntlm(), s.krb5()));
         }
         List<SmbUser> users = new ArrayList<>();
         SmbUser guest = null;
@@ -62,7 +70,39 @@ public final class SmbProtocolService implements ProtocolService {
                 context.pool(), context.payloadCopies(), g.smb().oplockBreakTimeout(), g.smb().durableTimeout(),
                 g.smb().durableMaxTimeout(), g.limits().maxConnections(), g.limits().maxConnectionsPerAddress(),
                 g.smb().handshakeTimeout(), g.smb().idleTimeout(),
-                Math.min(g.smb().maxHandshakeMessageSize(), maxMessage), g.limits().sendTimeout(), g.smb().multichannel());
+                Math.min(g.smb().maxHandshakeMessageSize(), maxMessage), g.limits().sendTimeout(), g.smb().multichannel(),
+                kerberos(g, users));
+    }
+
+    /**
+     * Kerberos logons when security.kerberos names an SMB principal: the keytab is checked now, so
+     * a missing key stops the start with its fix rather than failing every client's logon.
+     */
+    private static SmbKerberos kerberos(GatewayConfig g, List<SmbUser> users) throws StartException {
+        KerberosConfig k = g.security().kerberos();
+        if (k == null) {
+            return null;
+        }
+        String principal = k.smbPrincipal() != null ? k.smbPrincipal() : "cifs/" + hostName() + "@" + k.realm();
+        try {
+            KerberosAcceptor acceptor = KerberosAcceptor.open(k, principal);
+            LOG.info("SMB Kerberos: accepting tickets for {} with the keys of {}", principal, k.keytab());
+            return new SmbKerberos(acceptor, new KerberosIdentities(k, name -> users.stream()
+                    .filter(u -> u.name().equalsIgnoreCase(name)).findFirst()
+                    .map(u -> new Passwd.Account(u.name(), u.uid(), u.gid()))));
+        } catch (KerberosException e) {
+            throw new StartException("SMB Kerberos: " + e.getMessage(), e);
+        }
+    }
+
+    /** This host's canonical name, lower case, as clients name the gateway in cifs/FQDN. */
+    private static String hostName() throws StartException {
+        try {
+            return java.net.InetAddress.getLocalHost().getCanonicalHostName().toLowerCase(java.util.Locale.ROOT);
+        } catch (java.net.UnknownHostException e) {
+            throw new StartException("SMB Kerberos: this host's name does not resolve (" + e.getMessage()
+                    + "); set security.kerberos.smbPrincipal to cifs/FQDN@REALM");
+        }
     }
 
     @Override

@@ -30,13 +30,14 @@ import java.util.List;
  *                         connection is closed (limits.sendTimeout); zero disables
  * @param multichannel     whether sessions may be bound to more connections, how many, and what
  *                         FSCTL_QUERY_NETWORK_INTERFACE_INFO reports (MS-SMB2 3.3.5.5.2, 3.3.5.15.11)
+ * @param kerberos         Kerberos logons through SPNEGO, or null: NTLMv2 only
  */
 public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
         boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
         int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
         Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, int maxConnections,
         int maxConnectionsPerAddress, Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize,
-        Duration sendTimeout, io.rdmagate.gateway.spi.config.SmbConfig.Multichannel multichannel) {
+        Duration sendTimeout, io.rdmagate.gateway.spi.config.SmbConfig.Multichannel multichannel, SmbKerberos kerberos) {
     /** Windows' Oplock Break Acknowledgment Timer (MS-SMB2 3.3.2.1 and its product note). */
     public static final Duration DEFAULT_OPLOCK_BREAK_TIMEOUT = Duration.ofSeconds(35);
 
@@ -49,7 +50,20 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         this(serverName, domain, shares, users, signingRequired, encryptAll, guest, maxMessageSize, maxIo, maxCredits,
                 maxInFlight, logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, durableMaxTimeout,
                 maxConnections, maxConnectionsPerAddress, handshakeTimeout, idleTimeout, maxHandshakeMessageSize,
-                sendTimeout, io.rdmagate.gateway.spi.config.SmbConfig.Multichannel.DEFAULT);
+                sendTimeout, io.rdmagate.gateway.spi.config.SmbConfig.Multichannel.DEFAULT, null);
+    }
+
+    /** Without Kerberos. */
+    public SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
+            boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
+            int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
+            Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, int maxConnections,
+            int maxConnectionsPerAddress, Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize,
+            Duration sendTimeout, io.rdmagate.gateway.spi.config.SmbConfig.Multichannel multichannel) {
+        this(serverName, domain, shares, users, signingRequired, encryptAll, guest, maxMessageSize, maxIo, maxCredits,
+                maxInFlight, logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, durableMaxTimeout,
+                maxConnections, maxConnectionsPerAddress, handshakeTimeout, idleTimeout, maxHandshakeMessageSize,
+                sendTimeout, multichannel, null);
     }
 
     public SmbServerConfig {

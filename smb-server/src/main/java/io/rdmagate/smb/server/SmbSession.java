@@ -19,6 +19,14 @@ public final class SmbSession {
     volatile State state = State.IN_PROGRESS;
     /** The NTLMSSP exchange in progress. */
     public NtlmServer ntlm;
+    /** The Kerberos exchange in progress. */
+    public io.rdmagate.gateway.spi.security.KerberosAcceptor.Exchange krb5;
+    /** The mechanism SPNEGO chose (its DER OID), null before a NegTokenInit. */
+    public byte[] mech;
+    /** The Kerberos client principal of the logon, for the log. */
+    public String krb5Client;
+    /** Whether the session logged on with Kerberos (shares may allow only that, or only NTLM). */
+    public volatile boolean kerberosLogon;
     /** The client's SPNEGO MechTypeList, for the mechListMIC. */
     public byte[] mechTypes;
     /** Session.PreauthIntegrityHashValue (3.1.1). */

@@ -92,34 +92,49 @@ final class TestServer implements AutoCloseable {
             io.micrometer.core.instrument.MeterRegistry metrics, int maxConnections, Duration handshakeTimeout,
             Duration idleTimeout, Duration sendTimeout) throws Exception {
         this(dir, state, signingRequired, encryptAll, port, oplockBreakTimeout, durableTimeout, logonFailureDelay, metrics,
-                maxConnections, handshakeTimeout, idleTimeout, sendTimeout, MemoryRegistrar.NONE);
+                maxConnections, handshakeTimeout, idleTimeout, sendTimeout, MemoryRegistrar.NONE, null);
+    }
+
+    /**
+     * With Kerberos logons, and a fourth share, "krbonly", that only Kerberos sessions may
+     * connect to, as well as "ntlmonly", for NTLM sessions only.
+     */
+    static TestServer kerberized(Path dir, Path state, SmbKerberos kerberos) throws Exception {
+        return new TestServer(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT,
+                Duration.ofSeconds(60), Duration.ofMillis(200), new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+                MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO, SEND_TIMEOUT, MemoryRegistrar.NONE, kerberos);
     }
 
     /** With its pool registered through {@code registrar} (an RDMA device's domain, for SMB Direct). */
     static TestServer registered(Path dir, Path state, MemoryRegistrar registrar) throws Exception {
         return new TestServer(dir, state, false, false, 0, SmbServerConfig.DEFAULT_OPLOCK_BREAK_TIMEOUT,
                 Duration.ofSeconds(60), Duration.ofMillis(200), new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-                MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO, SEND_TIMEOUT, registrar);
+                MAX_CONNECTIONS, HANDSHAKE_TIMEOUT, Duration.ZERO, SEND_TIMEOUT, registrar, null);
     }
 
     private TestServer(Path dir, Path state, boolean signingRequired, boolean encryptAll, int port,
             Duration oplockBreakTimeout, Duration durableTimeout, Duration logonFailureDelay,
             io.micrometer.core.instrument.MeterRegistry metrics, int maxConnections, Duration handshakeTimeout,
-            Duration idleTimeout, Duration sendTimeout, MemoryRegistrar registrar) throws Exception {
+            Duration idleTimeout, Duration sendTimeout, MemoryRegistrar registrar, SmbKerberos kerberos) throws Exception {
         this.dir = dir;
         this.vfs = LocalFileSystem.open(dir, state, ExportOptions.DEFAULT);
         this.pool = new IoMemoryPool(PoolLimits.DEFAULT, registrar);
         int uid = (Integer) java.nio.file.Files.getAttribute(dir, "unix:uid");
         int gid = (Integer) java.nio.file.Files.getAttribute(dir, "unix:gid");
         SmbUser user = new SmbUser(USER, uid, gid, ntHash(PASSWORD));
-        SmbServerConfig cfg = new SmbServerConfig("RDMAGATE", "WORKGROUP",
-                List.of(new SmbShare("data", vfs, "", false, false, false),
-                        new SmbShare("secure", vfs, "", false, false, true),
-                        new SmbShare("ro", vfs, "", true, false, false)),
+        List<SmbShare> shares = new java.util.ArrayList<>(List.of(new SmbShare("data", vfs, "", false, false, false),
+                new SmbShare("secure", vfs, "", false, false, true),
+                new SmbShare("ro", vfs, "", true, false, false)));
+        if (kerberos != null) {
+            shares.add(new SmbShare("krbonly", vfs, "", false, false, false, false, true));
+            shares.add(new SmbShare("ntlmonly", vfs, "", false, false, false, true, false));
+        }
+        SmbServerConfig cfg = new SmbServerConfig("RDMAGATE", "WORKGROUP", shares,
                 List.of(user), signingRequired, encryptAll, null, (1 << 20) + 65536, 1 << 20, 8192, 64,
                 logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5), maxConnections,
                 maxConnections, handshakeTimeout, idleTimeout,
-                io.rdmagate.gateway.spi.config.SmbConfig.DEFAULT_MAX_HANDSHAKE_MESSAGE_SIZE, sendTimeout);
+                io.rdmagate.gateway.spi.config.SmbConfig.DEFAULT_MAX_HANDSHAKE_MESSAGE_SIZE, sendTimeout,
+                io.rdmagate.gateway.spi.config.SmbConfig.Multichannel.DEFAULT, kerberos);
         this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port, metrics);
     }
 

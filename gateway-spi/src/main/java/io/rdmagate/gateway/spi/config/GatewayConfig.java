@@ -9,10 +9,11 @@ import java.util.Optional;
  *
  * @param source   the file it was read from (for messages)
  * @param stateDir where handle stores live, one directory per export: stateDir/exports/NAME
+ * @param security how clients authenticate beyond AUTH_SYS and NTLMv2 (Kerberos)
  */
 public record GatewayConfig(String source, Path stateDir, HttpConfig http, List<ExportConfig> exports,
         List<ShareConfig> shares, SmbConfig smb, List<UserEntry> users, TransportsConfig transports,
-        LimitsConfig limits, RdmaConfig rdma) {
+        LimitsConfig limits, RdmaConfig rdma, SecurityConfig security) {
 
     public GatewayConfig {
         exports = List.copyOf(exports);
@@ -32,18 +33,18 @@ public record GatewayConfig(String source, Path stateDir, HttpConfig http, List<
     public GatewayConfig withFirstExportPath(Path path) {
         List<ExportConfig> e = new java.util.ArrayList<>(exports);
         e.set(0, e.get(0).withPath(path));
-        return new GatewayConfig(source, stateDir, http, e, shares, smb, users, transports, limits, rdma);
+        return new GatewayConfig(source, stateDir, http, e, shares, smb, users, transports, limits, rdma, security);
     }
 
     public GatewayConfig withStateDir(Path dir) {
-        return new GatewayConfig(source, dir, http, exports, shares, smb, users, transports, limits, rdma);
+        return new GatewayConfig(source, dir, http, exports, shares, smb, users, transports, limits, rdma, security);
     }
 
     public GatewayConfig withUsers(List<UserEntry> u) {
-        return new GatewayConfig(source, stateDir, http, exports, shares, smb, u, transports, limits, rdma);
+        return new GatewayConfig(source, stateDir, http, exports, shares, smb, u, transports, limits, rdma, security);
     }
 
     public GatewayConfig withHttp(HttpConfig h) {
-        return new GatewayConfig(source, stateDir, h, exports, shares, smb, users, transports, limits, rdma);
+        return new GatewayConfig(source, stateDir, h, exports, shares, smb, users, transports, limits, rdma, security);
     }
 }

@@ -132,7 +132,7 @@ public final class Negotiate implements Command {
         conn.serverCapabilities = caps;
         conn.serverSecurityMode = security;
         int io = (caps & Smb2Dialect.CAP_LARGE_MTU) != 0 ? c.server.config().maxIo() : 65536;
-        byte[] sec = Spnego.serverInit();
+        byte[] sec = Spnego.serverInit(c.server.config().kerberos() != null);
         ByteBuffer b = c.reply.body(65 + sec.length + 8 + 64 * (contexts.size() + 1));
         int len = Smb2Negotiate.write(b, new Smb2Negotiate.Response(security, dialect, c.server.serverGuid(), caps, io,
                 io, io, FileTime.fromUnixNanos(System.currentTimeMillis() * 1_000_000L), sec, contexts));

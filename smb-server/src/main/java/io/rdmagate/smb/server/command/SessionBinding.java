@@ -115,6 +115,10 @@ public final class SessionBinding {
         boolean is311 = conn.dialect() == Smb2Dialect.SMB_3_1_1;
         try {
             Spnego.ClientToken token = Spnego.parse(req.securityBuffer());
+            if (token.mechs() != null && !java.util.Arrays.equals(token.mechs().get(0), Spnego.NTLMSSP_OID)) {
+                // a channel is bound with NTLMSSP; a client refused here goes on with the channels it has
+                throw new SmbException(NtStatus.NOT_SUPPORTED, "binding a channel with a mechanism other than NTLMSSP");
+            }
             byte[] ntlm = token.mechToken();
             if (ntlm == null || ntlm.length < 12) {
                 throw new SmbException(NtStatus.INVALID_PARAMETER, "no NTLMSSP token");

@@ -1,6 +1,7 @@
 package io.rdmagate.smb.server.command;
 
 import io.rdmagate.gateway.spi.log.RateLimitedLog;
+import io.rdmagate.gateway.spi.security.KerberosException;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.msnlmp.NtlmException;
 import io.rdmagate.smb.msnlmp.NtlmServer;
@@ -18,15 +19,17 @@ import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
 import io.rdmagate.smb.server.SmbConnection;
 import io.rdmagate.smb.server.SmbException;
+import io.rdmagate.smb.server.SmbKerberos;
 import io.rdmagate.smb.server.SmbServerConfig;
 import io.rdmagate.smb.server.SmbSession;
 import io.rdmagate.smb.server.SmbUser;
 import java.nio.ByteBuffer;
 
 /**
- * SESSION_SETUP (MS-SMB2 3.3.5.5): NTLMv2 through SPNEGO against the configured users; on success
- * the signing and encryption keys of the dialect (3.3.5.5.3). A failed logon is
- * STATUS_LOGON_FAILURE, answered only after the client's throttle delay.
+ * SESSION_SETUP (MS-SMB2 3.3.5.5): through SPNEGO, Kerberos (an AP-REQ for the gateway's cifs
+ * principal, when configured) or NTLMv2 against the configured users; on success the signing and
+ * encryption keys of the dialect (3.3.5.5.3). A failed logon is STATUS_LOGON_FAILURE, answered
+ * only after the client's throttle delay.
  */
 public final class SessionSetup implements Command {
     @Override
@@ -76,6 +79,22 @@ public final class SessionSetup implements Command {
             Spnego.ClientToken token = Spnego.parse(req.securityBuffer());
             if (token.mechTypes() != null) {
                 s.mechTypes = token.mechTypes();
+                s.mech = Spnego.choose(token.mechs(), c.server.config().kerberos() != null);
+                if (s.mech == null) {
+                    throw new SpnegoException("the client offers no mechanism the server has"
+                            + (c.server.config().kerberos() == null ? " (Kerberos is not configured)" : ""));
+                }
+                if (!java.util.Arrays.equals(s.mech, token.mechs().get(0))) {
+                    // RFC 4178 3.2: the optimistic token (if any) was for another mechanism; the client starts again
+                    write(c, 0, Spnego.response(Spnego.ACCEPT_INCOMPLETE, s.mech, null, null));
+                    c.reply.status(NtStatus.MORE_PROCESSING_REQUIRED);
+                    afterChallenge(c, s, is311);
+                    return;
+                }
+            }
+            if (s.mech != null && Spnego.isKerberos(s.mech) && !token.raw()) {
+                kerberos(c, s, req, token);
+                return;
             }
             byte[] ntlm = token.mechToken();
             if (ntlm == null || ntlm.length < 12) {
@@ -88,9 +107,7 @@ public final class SessionSetup implements Command {
                 byte[] out = token.raw() ? challenge : Spnego.response(Spnego.ACCEPT_INCOMPLETE, true, challenge, null);
                 write(c, 0, out);
                 c.reply.status(NtStatus.MORE_PROCESSING_REQUIRED);
-                if (is311 && s.state() == SmbSession.State.IN_PROGRESS) {
-                    c.reply.afterBuild = m -> s.preauth.update(m);
-                }
+                afterChallenge(c, s, is311);
                 return;
             }
             if (type != 3 || s.ntlm == null) {
@@ -108,11 +125,23 @@ public final class SessionSetup implements Command {
             logonFailure(c, s, e.getMessage());
             c.server.throttle().failed(conn.client());
             throw new SmbException(NtStatus.LOGON_FAILURE, e.getMessage());
+        } catch (KerberosException e) {
+            end(conn, s, reauth);
+            logonFailure(c, s, "Kerberos: " + e.getMessage());
+            c.server.throttle().failed(conn.client());
+            throw new SmbException(NtStatus.LOGON_FAILURE, e.getMessage());
         } catch (SmbException e) {
             if (s.state() == SmbSession.State.IN_PROGRESS) {
                 conn.dropSession(s);
             }
             throw e;
+        }
+    }
+
+    /** 3.1.1: a response that continues the exchange enters the session's preauth hash. */
+    private static void afterChallenge(Ctx c, SmbSession s, boolean is311) {
+        if (is311 && s.state() == SmbSession.State.IN_PROGRESS) {
+            c.reply.afterBuild = m -> s.preauth.update(m);
         }
     }
 
@@ -131,7 +160,7 @@ public final class SessionSetup implements Command {
     /** A failed logon is logged with the user and domain the client named and its address, rate-limited per address. */
     private static void logonFailure(Ctx c, SmbSession s, String why) {
         String client = c.conn.client().getHostAddress();
-        String user = s.ntlm == null ? null : s.ntlm.attemptedUser();
+        String user = s.ntlm == null ? s.krb5Client : s.ntlm.attemptedUser();
         String domain = s.ntlm == null ? null : s.ntlm.attemptedDomain();
         c.server.denials().log(RateLimitedLog.Level.WARN, client, "SMB logon failure: user {} domain {} from {}: {}",
                 user == null || user.isEmpty() ? "(anonymous)" : user, domain == null || domain.isEmpty() ? "-" : domain,
@@ -145,7 +174,6 @@ public final class SessionSetup implements Command {
 
     private void authenticate(Ctx c, SmbSession s, Smb2SessionSetup.Request req, Spnego.ClientToken token, byte[] msg)
             throws NtlmException, SmbException {
-        SmbConnection conn = c.conn;
         SmbServerConfig cfg = c.server.config();
         NtlmServer.Result r = s.ntlm.authenticate(msg, name -> {
             SmbUser u = cfg.user(name);
@@ -168,15 +196,73 @@ public final class SessionSetup implements Command {
             }
             serverMic = s.ntlm.mic(s.mechTypes);
         }
+        byte[] out = token.raw() ? new byte[0] : Spnego.response(Spnego.ACCEPT_COMPLETED, false, null, serverMic);
+        establish(c, s, req, user, anonymous, r.sessionKey(), r.domain() + "\\" + (anonymous ? "(anonymous)" : r.user()), out);
+    }
+
+    /**
+     * Kerberos (MS-KILE 3.4.5.1 through SPNEGO): the AP-REQ is verified with the keytab's key of
+     * the gateway's principal; the AP-REP goes back when the client asked for mutual
+     * authentication. The session key is the context key, which for a client that sent an
+     * authenticator subkey (MIT, Heimdal, Windows) is that subkey: the gateway makes no acceptor
+     * subkey, so every client derives the same key, also cifs.upcall, which reads no AP-REP.
+     */
+    private void kerberos(Ctx c, SmbSession s, Smb2SessionSetup.Request req, Spnego.ClientToken token)
+            throws KerberosException, SmbException {
+        SmbKerberos krb = c.server.config().kerberos();
+        byte[] apReq = token.mechToken();
+        if (apReq == null) {
+            // the client named Kerberos first but sent no token yet: it sends the AP-REQ next (RFC 4178 3.2)
+            write(c, 0, Spnego.response(Spnego.ACCEPT_INCOMPLETE, s.mech, null, null));
+            c.reply.status(NtStatus.MORE_PROCESSING_REQUIRED);
+            afterChallenge(c, s, c.conn.dialect() == Smb2Dialect.SMB_3_1_1);
+            return;
+        }
+        if (s.krb5 == null) {
+            s.krb5 = krb.acceptor().begin();
+        }
+        byte[] apRep;
+        String principal;
+        byte[] key;
+        try {
+            apRep = s.krb5.accept(apReq);
+            if (!s.krb5.established()) {
+                throw new KerberosException("the Kerberos context needs another round trip, which SMB logons do not take");
+            }
+            principal = s.krb5.client();
+            s.krb5Client = principal;
+            if (token.mechListMic() != null && s.mechTypes != null && !s.krb5.verifyMic(s.mechTypes, token.mechListMic())) {
+                throw new KerberosException("SPNEGO mechListMIC does not verify");
+            }
+            key = s.krb5.sessionKey();
+        } finally {
+            s.krb5.dispose();
+            s.krb5 = null;
+        }
+        var account = krb.identities().map(principal).orElseThrow(() -> new KerberosException("no local user for "
+                + principal + " (security.kerberos.idmap, an SMB user or a host account of that name)"));
+        SmbUser user = new SmbUser(account.name(), account.uid(), account.gid(), new byte[16]);
+        s.kerberosLogon = true;
+        // Samba's and ksmbd's answer: accept-completed, the client's own OID, the AP-REP, no MIC
+        establish(c, s, req, user, false, key, principal, Spnego.response(Spnego.ACCEPT_COMPLETED, s.mech, apRep, null));
+    }
+
+    /**
+     * The common end of a logon: the dialect's keys from the session key (MS-SMB2 3.3.5.5.3),
+     * the encryption requirement, the previous session of the same user, the signed response.
+     */
+    private static void establish(Ctx c, SmbSession s, Smb2SessionSetup.Request req, SmbUser user, boolean anonymous,
+            byte[] key, String who, byte[] out) throws SmbException {
+        SmbConnection conn = c.conn;
+        SmbServerConfig cfg = c.server.config();
         int dialect = conn.dialect();
-        byte[] key = r.sessionKey();
         boolean signs = !anonymous;
         // MS-SMB2 3.3.5.5.3: a re-authentication keeps the session's keys
         boolean reauth = s.state() == SmbSession.State.VALID;
         boolean canEncrypt = reauth && s.encryptor != null;
         if (signs && !reauth) {
             if (!Smb2Dialect.is3(dialect)) {
-                s.setSigner(Smb2Signer.hmacSha256(key));
+                s.setSigner(Smb2Signer.hmacSha256(Smb2Kdf.sessionKey(key)));
             } else {
                 boolean is311 = dialect == Smb2Dialect.SMB_3_1_1;
                 int cipher = conn.cipherId;
@@ -200,8 +286,7 @@ public final class SessionSetup implements Command {
         if (cfg.encryptAll() && !canEncrypt) {
             String client = conn.client().getHostAddress();
             c.server.denials().log(RateLimitedLog.Level.WARN, client,
-                    "SMB logon of {}\\{} from {} refused: encryption is required and the client cannot encrypt",
-                    r.domain(), anonymous ? "(anonymous)" : r.user(), client);
+                    "SMB logon of {} from {} refused: encryption is required and the client cannot encrypt", who, client);
             throw new SmbException(NtStatus.ACCESS_DENIED, "encryption is required and the client cannot encrypt");
         }
         s.authenticated(user, anonymous, cfg.signingRequired() || (req.securityMode() & Smb2Dialect.SIGNING_REQUIRED) != 0,
@@ -216,7 +301,6 @@ public final class SessionSetup implements Command {
         }
         int flags = (anonymous ? Smb2SessionSetup.SESSION_FLAG_IS_NULL : 0)
                 | (cfg.encryptAll() && canEncrypt ? Smb2SessionSetup.SESSION_FLAG_ENCRYPT_DATA : 0);
-        byte[] out = token.raw() ? new byte[0] : Spnego.response(Spnego.ACCEPT_COMPLETED, false, null, serverMic);
         write(c, flags, out);
         if (signs) {
             c.reply.signWith = s; // 3.3.5.5.3: the final response is signed

@@ -38,6 +38,9 @@ public final class TreeConnect implements Command {
             if (c.session.isGuest() && !share.guestOk()) {
                 throw denied(c, name, "the share refuses guests");
             }
+            if (c.session.kerberosLogon ? !share.krb5() : !share.ntlm()) {
+                throw denied(c, name, "the share refuses " + (c.session.kerberosLogon ? "Kerberos" : "NTLM") + " logons");
+            }
             if (share.encrypt() && c.session.encryptor == null) {
                 throw denied(c, name, "the share needs encryption the client lacks");
             }
