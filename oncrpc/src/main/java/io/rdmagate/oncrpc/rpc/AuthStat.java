@@ -10,6 +10,10 @@ public final class AuthStat {
     public static final int AUTH_TOOWEAK = 5;
     public static final int AUTH_INVALIDRESP = 6;
     public static final int AUTH_FAILED = 7;
+    /** RFC 2203 §5.3.3.3: no credentials for the user (a bad MIC on the call header). */
+    public static final int RPCSEC_GSS_CREDPROBLEM = 13;
+    /** RFC 2203 §5.3.3.3: no such context, or it expired or is used up; the client makes a new one. */
+    public static final int RPCSEC_GSS_CTXPROBLEM = 14;
 
     private AuthStat() {
     }

@@ -9,13 +9,15 @@ import io.rdmagate.oncrpc.xdr.XdrException;
  * index on the procedure's arguments.
  *
  * <p>Accepts: msg_type CALL, rpcvers 2, opaque_auth bodies of at most 400 bytes (§8.2),
- * credentials AUTH_NONE (empty body) and AUTH_SYS (Appendix A: machinename ≤ 255 bytes, ≤ 16
- * gids, the body consumed exactly), a verifier AUTH_NONE with an empty body.
+ * credentials AUTH_NONE (empty body), AUTH_SYS (Appendix A: machinename ≤ 255 bytes, ≤ 16
+ * gids, the body consumed exactly) and RPCSEC_GSS version 1 (RFC 2203 §5: a known gss_proc and
+ * service, a handle of at most 64 bytes, the body consumed exactly), a verifier AUTH_NONE with an
+ * empty body, or RPCSEC_GSS after an RPCSEC_GSS credential (its MIC is checked by the caller).
  * <br>Refuses: a truncated header before the credential ({@link XdrException}: GARBAGE_ARGS);
  * rpcvers ≠ 2 (RPC_MISMATCH); a credential or verifier body over 400 bytes, truncated, or an
- * AUTH_SYS body that is malformed or has bytes left over (AUTH_BADCRED); AUTH_SHORT and flavors
- * not implemented here, RPCSEC_GSS and AUTH_DH included (AUTH_REJECTEDCRED); a verifier that is
- * not an empty AUTH_NONE (AUTH_BADVERF). The caller has already checked xid and msg_type.
+ * AUTH_SYS or RPCSEC_GSS body that is malformed or has bytes left over (AUTH_BADCRED); AUTH_SHORT,
+ * AUTH_DH and other flavors (AUTH_REJECTEDCRED); any other verifier (AUTH_BADVERF). The caller has
+ * already checked xid and msg_type.
  */
 public final class CallHeaderDecoder {
     private final XdrDecoder xdr = new XdrDecoder();
@@ -35,9 +37,34 @@ public final class CallHeaderDecoder {
         int prog = x.readInt();
         int vers = x.readInt();
         int proc = x.readInt();
+        int start = record.readerIndex() - 24;
         Credentials cred = readCredential(x);
+        if (cred instanceof RpcGssCred g) {
+            byte[] signed = new byte[record.readerIndex() - start];
+            record.getBytes(start, signed);
+            byte[] verifier = readGssVerifier(x, g.gssProc());
+            return new CallHeader(xid, prog, vers, proc, new RpcGssCred(g.gssProc(), g.seqNum(), g.service(), g.handle(),
+                    signed, verifier), verifier.length == 0 ? AuthFlavor.AUTH_NONE : AuthFlavor.RPCSEC_GSS);
+        }
         int verfFlavor = readVerifier(x);
         return new CallHeader(xid, prog, vers, proc, cred, verfFlavor);
+    }
+
+    /** RFC 2203 §5.2.2, §5.3.1: AUTH_NONE for INIT and CONTINUE_INIT, else an RPCSEC_GSS MIC. */
+    private static byte[] readGssVerifier(XdrDecoder x, int gssProc) throws RpcRejectedException {
+        try {
+            int flavor = x.readInt();
+            byte[] body = x.readOpaque(Rpc.MAX_AUTH_BYTES);
+            boolean creating = gssProc == RpcGssCred.INIT || gssProc == RpcGssCred.CONTINUE_INIT;
+            if (creating ? flavor != AuthFlavor.AUTH_NONE || body.length != 0
+                    : flavor != AuthFlavor.RPCSEC_GSS || body.length == 0) {
+                throw RpcRejectedException.authError(AuthStat.AUTH_BADVERF, "verifier flavor " + flavor + " of "
+                        + body.length + " bytes for gss_proc " + gssProc);
+            }
+            return body;
+        } catch (XdrException e) {
+            throw RpcRejectedException.authError(AuthStat.AUTH_BADVERF, e.getMessage());
+        }
     }
 
     private static Credentials readCredential(XdrDecoder x) throws XdrException, RpcRejectedException {
@@ -61,6 +88,9 @@ public final class CallHeaderDecoder {
             case AuthFlavor.AUTH_SYS -> {
                 return readAuthSys(x, len);
             }
+            case AuthFlavor.RPCSEC_GSS -> {
+                return readGss(x, len);
+            }
             default -> throw RpcRejectedException.authError(AuthStat.AUTH_REJECTEDCRED, "auth flavor " + flavor);
         }
     }
@@ -79,6 +109,34 @@ public final class CallHeaderDecoder {
             return a;
         } catch (XdrException e) {
             throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "AUTH_SYS: " + e.getMessage());
+        } finally {
+            x.buffer().writerIndex(savedWriter);
+            x.buffer().readerIndex(end);
+        }
+    }
+
+    /** RFC 2203 §5 rpc_gss_cred_t, inside a body of {@code len} bytes. */
+    private static RpcGssCred readGss(XdrDecoder x, int len) throws RpcRejectedException {
+        int end = x.buffer().readerIndex() + len;
+        int savedWriter = x.buffer().writerIndex();
+        x.buffer().writerIndex(end);
+        try {
+            long version = x.readUnsignedInt();
+            if (version != RpcGssCred.VERSION_1) {
+                throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "RPCSEC_GSS version " + version);
+            }
+            int proc = x.readInt();
+            int seq = x.readInt();
+            int service = x.readInt();
+            byte[] handle = x.readOpaque(RpcGssCred.MAX_HANDLE);
+            if (proc < RpcGssCred.DATA || proc > RpcGssCred.DESTROY
+                    || service < RpcGssCred.SERVICE_NONE || service > RpcGssCred.SERVICE_PRIVACY || x.hasRemaining()) {
+                throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "RPCSEC_GSS gss_proc " + proc + ", service "
+                        + service + ", " + x.remaining() + " bytes left over");
+            }
+            return new RpcGssCred(proc, seq, service, handle, null, null);
+        } catch (XdrException e) {
+            throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "RPCSEC_GSS: " + e.getMessage());
         } finally {
             x.buffer().writerIndex(savedWriter);
             x.buffer().readerIndex(end);

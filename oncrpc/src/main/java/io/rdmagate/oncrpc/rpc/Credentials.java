@@ -1,7 +1,10 @@
 package io.rdmagate.oncrpc.rpc;
 
-/** The decoded credential of a call: AUTH_NONE or AUTH_SYS. */
-public sealed interface Credentials permits Credentials.None, AuthSys {
+/**
+ * The credential of a call: AUTH_NONE, AUTH_SYS, or RPCSEC_GSS, as sent ({@link RpcGssCred}) and
+ * once verified ({@link GssPrincipal}).
+ */
+public sealed interface Credentials permits Credentials.None, AuthSys, RpcGssCred, GssPrincipal {
     int flavor();
 
     /** AUTH_NONE (RFC 5531 §10.1). */

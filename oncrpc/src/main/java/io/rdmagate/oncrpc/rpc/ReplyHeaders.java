@@ -21,6 +21,25 @@ public final class ReplyHeaders {
         return out;
     }
 
+    /**
+     * MSG_ACCEPTED with {@code acceptStat} and, when {@code gssVerifier} is not null, an RPCSEC_GSS
+     * verifier holding it (RFC 2203 §5.3.3.2: the MIC of the call's sequence number).
+     */
+    public static ByteBuf accepted(ByteBuf out, int xid, int acceptStat, byte[] gssVerifier) {
+        if (gssVerifier == null) {
+            return accepted(out, xid, acceptStat);
+        }
+        out.writeInt(xid);
+        out.writeInt(Rpc.REPLY);
+        out.writeInt(Rpc.MSG_ACCEPTED);
+        out.writeInt(AuthFlavor.RPCSEC_GSS);
+        out.writeInt(gssVerifier.length);
+        out.writeBytes(gssVerifier);
+        out.writeZero(-gssVerifier.length & 3);
+        out.writeInt(acceptStat);
+        return out;
+    }
+
     /** MSG_ACCEPTED PROG_MISMATCH with the lowest and highest version supported. */
     public static ByteBuf progMismatch(ByteBuf out, int xid, int low, int high) {
         accepted(out, xid, Rpc.PROG_MISMATCH);

@@ -21,8 +21,15 @@ public final class RpcCall {
     private final Connection connection;
     private final ByteBufAllocator alloc;
     private final XdrDecoder decoder;
+    private final byte[] replyVerifier;
 
     public RpcCall(CallHeader header, ByteBuf args, Connection connection, ByteBufAllocator alloc) {
+        this(header, args, connection, alloc, null);
+    }
+
+    /** @param replyVerifier the RPCSEC_GSS verifier of the reply (RFC 2203 §5.3.3.2), null for AUTH_NONE */
+    public RpcCall(CallHeader header, ByteBuf args, Connection connection, ByteBufAllocator alloc, byte[] replyVerifier) {
+        this.replyVerifier = replyVerifier;
         this.header = header;
         this.args = args;
         this.connection = connection;
@@ -50,9 +57,16 @@ public final class RpcCall {
         return header.credentials();
     }
 
-    /** The AUTH_SYS credential, or null for AUTH_NONE. */
+    /**
+     * The AUTH_SYS credential, or the identity a verified RPCSEC_GSS principal maps to; null for
+     * AUTH_NONE and for a principal that maps to no account.
+     */
     public AuthSys authSys() {
-        return header.credentials() instanceof AuthSys s ? s : null;
+        return switch (header.credentials()) {
+            case AuthSys s -> s;
+            case io.rdmagate.oncrpc.rpc.GssPrincipal g -> g.identity();
+            default -> null;
+        };
     }
 
     /** The arguments, reader index on the first byte after the call header. */
@@ -75,6 +89,6 @@ public final class RpcCall {
 
     /** An encoder holding the MSG_ACCEPTED SUCCESS header of this call; write the results after it. */
     public XdrEncoder success() {
-        return new XdrEncoder(alloc, ReplyHeaders.accepted(alloc.buffer(256), header.xid(), Rpc.SUCCESS));
+        return new XdrEncoder(alloc, ReplyHeaders.accepted(alloc.buffer(256), header.xid(), Rpc.SUCCESS, replyVerifier));
     }
 }

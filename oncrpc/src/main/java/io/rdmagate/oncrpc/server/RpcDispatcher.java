@@ -3,10 +3,12 @@ package io.rdmagate.oncrpc.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.rdmagate.oncrpc.rpc.AuthStat;
 import io.rdmagate.oncrpc.rpc.CallHeader;
 import io.rdmagate.oncrpc.rpc.CallHeaderDecoder;
 import io.rdmagate.oncrpc.rpc.ReplyHeaders;
 import io.rdmagate.oncrpc.rpc.Rpc;
+import io.rdmagate.oncrpc.rpc.RpcGssCred;
 import io.rdmagate.oncrpc.rpc.RpcRejectedException;
 import io.rdmagate.oncrpc.xdr.XdrException;
 import io.rdmagate.oncrpc.xdr.XdrMessage;
@@ -34,6 +36,7 @@ public final class RpcDispatcher {
     private final DuplicateRequestCache drc;
     private final ByteBufAllocator alloc;
     private final RpcObserver observer;
+    private volatile io.rdmagate.oncrpc.gss.RpcSecGss gss;
 
     /** @param drc null to run without a duplicate request cache */
     public RpcDispatcher(DuplicateRequestCache drc, ByteBufAllocator alloc) {
@@ -50,6 +53,16 @@ public final class RpcDispatcher {
     /** Who is told of the records handled, and of the connections of the transports that feed this dispatcher. */
     public RpcObserver observer() {
         return observer;
+    }
+
+    /**
+     * RPCSEC_GSS (RFC 2203) for every program of this dispatcher: contexts are created and checked
+     * here, and programs see a call's verified {@link io.rdmagate.oncrpc.rpc.GssPrincipal}. Without
+     * it, RPCSEC_GSS calls are AUTH_REJECTEDCRED.
+     */
+    public RpcDispatcher gss(io.rdmagate.oncrpc.gss.RpcSecGss gss) {
+        this.gss = gss;
+        return this;
     }
 
     public RpcDispatcher register(RpcProgram program) {
@@ -126,18 +139,50 @@ public final class RpcDispatcher {
             return reply;
         }
         RpcProgram p = programs.get(h.program());
-        reply = p == null ? accepted(xid, Rpc.PROG_UNAVAIL) : call(p, h, record, connection);
+        byte[] verifier = null;
+        if (p != null && h.credentials() instanceof RpcGssCred g) {
+            var sec = gss;
+            try {
+                if (sec == null) {
+                    throw RpcRejectedException.authError(AuthStat.AUTH_REJECTEDCRED, "RPCSEC_GSS: no Kerberos configured");
+                }
+                if (g.gssProc() == RpcGssCred.INIT || g.gssProc() == RpcGssCred.CONTINUE_INIT) {
+                    reply = sec.init(h, g, record, alloc);
+                    observer.completed(connection, p, h, bytes, reply, start);
+                    return reply;
+                }
+                var checked = sec.verify(h, g);
+                if (checked == null) {
+                    observer.completed(connection, p, h, bytes, null, start);
+                    return null; // RFC 2203 §5.3.3.1: a replay or a call below the window is dropped
+                }
+                if (g.gssProc() == RpcGssCred.DESTROY) {
+                    sec.destroyed(g);
+                    reply = message(ReplyHeaders.accepted(alloc.buffer(64), xid, Rpc.SUCCESS, checked.replyVerifier()));
+                    observer.completed(connection, p, h, bytes, reply, start);
+                    return reply;
+                }
+                h = checked.header();
+                verifier = checked.replyVerifier();
+            } catch (RpcRejectedException e) {
+                LOG.debug("{}: RPCSEC_GSS call from {} denied: {}", connection.transport(), connection.peer(), e.getMessage());
+                reply = denied(xid, e);
+                observer.completed(connection, p, h, bytes, reply, start);
+                return reply;
+            }
+        }
+        reply = p == null ? accepted(xid, Rpc.PROG_UNAVAIL) : call(p, h, record, connection, verifier);
         observer.completed(connection, p, h, bytes, reply, start);
         return reply;
     }
 
-    private XdrMessage call(RpcProgram p, CallHeader h, ByteBuf record, Connection connection) {
+    private XdrMessage call(RpcProgram p, CallHeader h, ByteBuf record, Connection connection, byte[] verifier) {
         int xid = h.xid();
         if (h.version() < p.lowVersion() || h.version() > p.highVersion()) {
             return message(ReplyHeaders.progMismatch(alloc.buffer(32), xid, p.lowVersion(), p.highVersion()));
         }
         if (drc == null || !p.isNonIdempotent(h.version(), h.procedure())) {
-            return run(p, h, record, connection);
+            return run(p, h, record, connection, verifier);
         }
         DuplicateRequestCache.Key key = drc.key(connection.peer(), xid, h.program(), h.version(), h.procedure(), record);
         DuplicateRequestCache.Lookup hit = drc.begin(key);
@@ -151,7 +196,7 @@ public final class RpcDispatcher {
             default -> {
                 XdrMessage reply = null;
                 try {
-                    reply = run(p, h, record, connection);
+                    reply = run(p, h, record, connection, verifier);
                     return reply;
                 } finally {
                     drc.complete(key, reply);
@@ -160,16 +205,16 @@ public final class RpcDispatcher {
         }
     }
 
-    private XdrMessage run(RpcProgram p, CallHeader h, ByteBuf record, Connection connection) {
+    private XdrMessage run(RpcProgram p, CallHeader h, ByteBuf record, Connection connection, byte[] verifier) {
         int xid = h.xid();
         try {
-            return p.handle(new RpcCall(h, record, connection, alloc));
+            return p.handle(new RpcCall(h, record, connection, alloc, verifier));
         } catch (XdrException e) {
             LOG.debug("{} v{} proc {}: garbage arguments from {}: {}", p.name(), h.version(), h.procedure(),
                     connection.peer(), e.getMessage());
-            return accepted(xid, Rpc.GARBAGE_ARGS);
+            return message(ReplyHeaders.accepted(alloc.buffer(64), xid, Rpc.GARBAGE_ARGS, verifier));
         } catch (RpcErrorException e) {
-            return accepted(xid, e.acceptStat());
+            return message(ReplyHeaders.accepted(alloc.buffer(64), xid, e.acceptStat(), verifier));
         } catch (RpcRejectedException e) {
             return denied(xid, e);
         } catch (RuntimeException | Error e) {
@@ -178,7 +223,7 @@ public final class RpcDispatcher {
             }
             LOG.warn("{} v{} proc {} from {} failed; replying SYSTEM_ERR", p.name(), h.version(), h.procedure(),
                     connection.peer(), e);
-            return accepted(xid, Rpc.SYSTEM_ERR);
+            return message(ReplyHeaders.accepted(alloc.buffer(64), xid, Rpc.SYSTEM_ERR, verifier));
         }
     }
 

@@ -54,7 +54,7 @@ public final class RpcServer implements AutoCloseable {
         RpcLimits l = b.limits;
         DuplicateRequestCache drc = l.drcEntries() == 0 ? null
                 : new DuplicateRequestCache(l.drcEntries(), l.drcMaxAge(), l.drcChecksumBytes(), b.copies);
-        this.dispatcher = new RpcDispatcher(drc, alloc, b.observer);
+        this.dispatcher = new RpcDispatcher(drc, alloc, b.observer).gss(b.gss);
         b.programs.forEach(dispatcher::register);
         this.limiter = new ConnectionLimiter(l.maxConnections(), l.maxConnectionsPerAddress(), new ConnectionLimiter.Events() {
             @Override
@@ -176,8 +176,15 @@ public final class RpcServer implements AutoCloseable {
         private int eventLoopThreads = 0;
         private RpcObserver observer = RpcObserver.NONE;
         private java.time.Duration backchannelTimeout = RpcConnectionHandler.BACKCHANNEL_TIMEOUT;
+        private io.rdmagate.oncrpc.gss.RpcSecGss gss;
 
         private Builder() {
+        }
+
+        /** RPCSEC_GSS for the programs of this server ({@link RpcDispatcher#gss}); null for none. */
+        public Builder gss(io.rdmagate.oncrpc.gss.RpcSecGss g) {
+            this.gss = g;
+            return this;
         }
 
         public Builder program(RpcProgram p) {

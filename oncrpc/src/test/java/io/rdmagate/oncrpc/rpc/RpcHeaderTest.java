@@ -99,7 +99,33 @@ class RpcHeaderTest {
     @Test
     void unsupportedFlavorsAreRejected() {
         assertEquals(AuthStat.AUTH_REJECTEDCRED, denied(hex(CALL_START, "00000002 00000004 00000001", VERF_NONE)).authStat());
-        assertEquals(AuthStat.AUTH_REJECTEDCRED, denied(hex(CALL_START, "00000006 00000004 00000001", VERF_NONE)).authStat());
+        assertEquals(AuthStat.AUTH_REJECTEDCRED, denied(hex(CALL_START, "00000003 00000004 00000001", VERF_NONE)).authStat());
+    }
+
+    @Test
+    void rpcsecGssCredentialsAreDecodedWithTheHeaderTheirMicCovers() throws Exception {
+        // RFC 2203 5: version 1, INIT, seq 0, service none, empty handle; INIT's verifier is AUTH_NONE
+        String init = "00000006 00000014 00000001 00000001 00000000 00000001 00000000";
+        CallHeader h = new CallHeaderDecoder().decode(hex(CALL_START, init, VERF_NONE));
+        RpcGssCred g = (RpcGssCred) h.credentials();
+        assertEquals(RpcGssCred.INIT, g.gssProc());
+        assertEquals(RpcGssCred.SERVICE_NONE, g.service());
+        assertEquals(24 + 8 + 20, g.signedHeader().length, "xid through the credential's body");
+        // DATA with a handle and its MIC in the verifier
+        CallHeader d = new CallHeaderDecoder().decode(hex(CALL_START,
+                "00000006 00000018 00000001 00000000 00000007 00000001 00000004 0a0b0c0d", "00000006 00000004 01020304"));
+        RpcGssCred dg = (RpcGssCred) d.credentials();
+        assertEquals(7, dg.seqNum());
+        assertArrayEquals(new byte[] {10, 11, 12, 13}, dg.handle());
+        assertArrayEquals(new byte[] {1, 2, 3, 4}, dg.verifier());
+        // malformed: a body of the version alone, version 2, an unknown gss_proc, a DATA call without a MIC
+        assertEquals(AuthStat.AUTH_BADCRED, denied(hex(CALL_START, "00000006 00000004 00000001", VERF_NONE)).authStat());
+        assertEquals(AuthStat.AUTH_BADCRED, denied(hex(CALL_START, init.replace("00000014 00000001", "00000014 00000002"),
+                VERF_NONE)).authStat());
+        assertEquals(AuthStat.AUTH_BADCRED, denied(hex(CALL_START, init.replace("00000001 00000001 00000000", "00000001 00000009 00000000"),
+                VERF_NONE)).authStat());
+        assertEquals(AuthStat.AUTH_BADVERF, denied(hex(CALL_START,
+                "00000006 00000014 00000001 00000000 00000007 00000001 00000000", VERF_NONE)).authStat());
     }
 
     @Test

@@ -10,10 +10,36 @@ package io.rdmagate.gateway.spi.config;
  *                   below 1024, which only root on the client can bind; otherwise any user of a
  *                   client host could claim any uid. Calls over RPC-over-RDMA count as secure,
  *                   as svcrdma counts them. {@code false} is exports(5) {@code insecure}.
+ * @param sec        exports(5) {@code sec=}: the security flavors the clients may use, in the
+ *                   order MOUNT and SECINFO offer them: {@code sys} (AUTH_SYS, and AUTH_NONE) and
+ *                   {@code krb5} (RPCSEC_GSS with Kerberos, authentication); [sys] by default
  */
 public record ClientRule(AddressMatch match, Access access, boolean rootSquash, boolean allSquash, int anonUid,
-        int anonGid, boolean secure) {
+        int anonGid, boolean secure, java.util.List<Sec> sec) {
     public enum Access { RW, RO }
+
+    /** A security flavor of exports(5) sec=, with its RPC auth flavor number (RFC 2623 2.2.1). */
+    public enum Sec {
+        SYS(1), KRB5(390003);
+
+        public final int pseudoFlavor;
+
+        Sec(int pseudoFlavor) {
+            this.pseudoFlavor = pseudoFlavor;
+        }
+    }
+
+    public ClientRule {
+        sec = java.util.List.copyOf(sec);
+        if (sec.isEmpty()) {
+            throw new IllegalArgumentException("a client rule needs a security flavor");
+        }
+    }
+
+    public ClientRule(AddressMatch match, Access access, boolean rootSquash, boolean allSquash, int anonUid,
+            int anonGid, boolean secure) {
+        this(match, access, rootSquash, allSquash, anonUid, anonGid, secure, java.util.List.of(Sec.SYS));
+    }
 
     public static ClientRule everyone() {
         return new ClientRule(AddressMatch.ANY, Access.RW, true, false, 65534, 65534, true);

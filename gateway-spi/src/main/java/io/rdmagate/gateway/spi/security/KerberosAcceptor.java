@@ -86,6 +86,20 @@ public final class KerberosAcceptor {
         }
     }
 
+    /**
+     * SERVICE/FQDN@REALM of this host, the principal clients ask tickets for when they name the
+     * gateway by its canonical name (the default of smbPrincipal and nfsPrincipal).
+     */
+    public static String hostPrincipal(String service, String realm) throws KerberosException {
+        try {
+            String host = java.net.InetAddress.getLocalHost().getCanonicalHostName().toLowerCase(java.util.Locale.ROOT);
+            return service + "/" + host + "@" + realm;
+        } catch (java.net.UnknownHostException e) {
+            throw new KerberosException("this host's name does not resolve (" + e.getMessage() + "); set the "
+                    + service + " principal in security.kerberos to " + service + "/FQDN@" + realm);
+        }
+    }
+
     /** The service principal, with its realm. */
     public String principal() {
         return principal;
@@ -156,15 +170,23 @@ public final class KerberosAcceptor {
             }
         }
 
-        /** Whether {@code mic} is the client's MIC over {@code data} (GSS_VerifyMIC). */
+        /**
+         * Whether {@code mic} is the client's MIC over {@code data} (GSS_VerifyMIC). Tokens out of
+         * order are not refused here: the protocols above keep their own sequence (RPCSEC_GSS's
+         * window, RFC 2203 §5.3.3.1), and requests may arrive out of order.
+         */
         public boolean verifyMic(byte[] data, byte[] mic) {
             try {
-                MessageProp p = new MessageProp(0, false);
-                context.verifyMIC(mic, 0, mic.length, data, 0, data.length, p);
-                return !p.isDuplicateToken() && !p.isOldToken() && !p.isUnseqToken() && !p.isGapToken();
+                context.verifyMIC(mic, 0, mic.length, data, 0, data.length, new MessageProp(0, false));
+                return true;
             } catch (GSSException e) {
                 return false;
             }
+        }
+
+        /** Seconds the context stays valid (the ticket's end), as the established context says. */
+        public int lifetimeSeconds() {
+            return context.getLifetime();
         }
 
         /** Ends the context and forgets its keys. */

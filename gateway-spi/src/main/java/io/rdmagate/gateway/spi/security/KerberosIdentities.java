@@ -23,6 +23,12 @@ public final class KerberosIdentities {
         this.local = local;
     }
 
+    /** With the configured users ({@code users:}, by name, case-insensitive) as the local accounts. */
+    public static KerberosIdentities withUsers(KerberosConfig config, java.util.List<io.rdmagate.gateway.spi.config.UserEntry> users) {
+        return new KerberosIdentities(config, name -> users.stream().filter(u -> u.name().equalsIgnoreCase(name))
+                .findFirst().map(u -> new Passwd.Account(u.name(), u.uid(), u.gid())));
+    }
+
     /** The identity of {@code principal} (user@REALM), or empty when it maps to none. */
     public Optional<Passwd.Account> map(String principal) {
         String mapped = idmap.get(principal);

@@ -44,23 +44,7 @@ public final class MitKdc implements AutoCloseable {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        Files.writeString(dir.resolve("krb5.conf"), """
-                [libdefaults]
-                    default_realm = %1$s
-                    dns_lookup_kdc = false
-                    dns_lookup_realm = false
-                    dns_canonicalize_hostname = false
-                    rdns = false
-                    udp_preference_limit = 1
-                    ticket_lifetime = 1h
-                [realms]
-                    %1$s = {
-                        kdc = 127.0.0.1:%2$d
-                    }
-                [domain_realm]
-                    .example.test = %1$s
-                    example.test = %1$s
-                """.formatted(REALM, port));
+        Files.writeString(dir.resolve("krb5.conf"), clientConf("127.0.0.1:" + port));
         Files.writeString(dir.resolve("kdc.conf"), """
                 [kdcdefaults]
                     kdc_ports = %2$d
@@ -112,6 +96,35 @@ public final class MitKdc implements AutoCloseable {
         return Files.exists(p) ? Files.readString(p) : "";
     }
 
+    /**
+     * A krb5.conf for a client of this realm that reaches its KDC at {@code kdc} (HOST:PORT, over
+     * TCP), with no DNS: the names under example.test are the realm's.
+     */
+    public static String clientConf(String kdc) {
+        return """
+                [libdefaults]
+                    default_realm = %1$s
+                    dns_lookup_kdc = false
+                    dns_lookup_realm = false
+                    dns_canonicalize_hostname = false
+                    rdns = false
+                    udp_preference_limit = 1
+                    ticket_lifetime = 1h
+                [realms]
+                    %1$s = {
+                        kdc = %2$s
+                    }
+                [domain_realm]
+                    .example.test = %1$s
+                    example.test = %1$s
+                """.formatted(REALM, kdc);
+    }
+
+    /** The KDC's port on 127.0.0.1 (TCP, and UDP). */
+    public int port() {
+        return port;
+    }
+
     /** The realm's client configuration, for the MIT tools and the JDK ({@code java.security.krb5.conf}). */
     public Path krb5Conf() {
         return dir.resolve("krb5.conf");
@@ -150,6 +163,13 @@ public final class MitKdc implements AutoCloseable {
         Map<String, String> e = new HashMap<>(env());
         e.put("KRB5CCNAME", "FILE:" + ccache);
         feed(dir, e, password + "\n", "kinit", user + "@" + REALM);
+    }
+
+    /** Adds the ticket for {@code service} to the credentials cache {@code ccache} (kvno), which holds a TGT. */
+    public void serviceTicket(String service, Path ccache) throws IOException, InterruptedException {
+        Map<String, String> e = new HashMap<>(env());
+        e.put("KRB5CCNAME", "FILE:" + ccache);
+        run(dir, e, "kvno", service);
     }
 
     private void kadmin(String query) throws IOException, InterruptedException {

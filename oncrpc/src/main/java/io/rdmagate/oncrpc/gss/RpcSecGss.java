@@ -1,0 +1,290 @@
+package io.rdmagate.oncrpc.gss;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.rdmagate.gateway.spi.security.KerberosAcceptor;
+import io.rdmagate.gateway.spi.security.KerberosException;
+import io.rdmagate.gateway.spi.security.KerberosIdentities;
+import io.rdmagate.oncrpc.rpc.AuthStat;
+import io.rdmagate.oncrpc.rpc.AuthSys;
+import io.rdmagate.oncrpc.rpc.CallHeader;
+import io.rdmagate.oncrpc.rpc.GssPrincipal;
+import io.rdmagate.oncrpc.rpc.ReplyHeaders;
+import io.rdmagate.oncrpc.rpc.Rpc;
+import io.rdmagate.oncrpc.rpc.RpcGssCred;
+import io.rdmagate.oncrpc.rpc.RpcRejectedException;
+import io.rdmagate.oncrpc.xdr.XdrDecoder;
+import io.rdmagate.oncrpc.xdr.XdrException;
+import io.rdmagate.oncrpc.xdr.XdrMessage;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * RPCSEC_GSS version 1 on the server (RFC 2203) with the Kerberos V5 mechanism (RFC 1964/4121):
+ * the contexts clients create, and the check of every call made under one.
+ *
+ * <p>Operation: an INIT or CONTINUE_INIT call to the NULL procedure carries a GSS token; the
+ * acceptor answers rpc_gss_init_res (§5.2.3.1) with a new handle, the sequence window and the
+ * AP-REP, and a verifier that is the MIC of the window once the context is established. A DATA
+ * call names its context by handle: the MIC in its verifier must cover the call header through
+ * the credential (§5.3.1, else RPCSEC_GSS_CREDPROBLEM); an unknown, expired or used-up context is
+ * RPCSEC_GSS_CTXPROBLEM (the client makes a new one); a sequence number already seen or below the
+ * window is dropped unanswered (§5.3.3.1); the reply's verifier is the MIC of the sequence number
+ * (§5.3.3.2). DESTROY ends a context. Integrity and privacy (krb5i, krb5p) are refused as not
+ * offered. Contexts are bounded in number (the least recently used goes first) and expire with
+ * their ticket or after {@code idle} unused.
+ */
+public final class RpcSecGss {
+    private static final Logger LOG = LoggerFactory.getLogger(RpcSecGss.class);
+    /** §5.2.3.1 seq_window: as Linux's knfsd (GSS_SEQ_WIN). */
+    public static final int SEQ_WINDOW = 128;
+    private static final int GSS_S_COMPLETE = 0;
+    private static final int GSS_S_CONTINUE_NEEDED = 1;
+    private static final int GSS_S_FAILURE = 13 << 16;
+    /** Who a principal that maps to no account acts as: null, so the export's anonymous ids apply. */
+    private static final AuthSys UNMAPPED = null;
+
+    private final KerberosAcceptor acceptor;
+    private final KerberosIdentities identities;
+    private final int maxContexts;
+    private final long idleNanos;
+    private final Map<Handle, Context> contexts = new ConcurrentHashMap<>();
+    private final byte[] prefix = new byte[4];
+    private final AtomicInteger next = new AtomicInteger();
+
+    public RpcSecGss(KerberosAcceptor acceptor, KerberosIdentities identities, int maxContexts, Duration idle) {
+        if (maxContexts < 1) {
+            throw new IllegalArgumentException("maxContexts " + maxContexts);
+        }
+        this.acceptor = acceptor;
+        this.identities = identities;
+        this.maxContexts = maxContexts;
+        this.idleNanos = idle.toNanos();
+        new SecureRandom().nextBytes(prefix);
+    }
+
+    /** The service principal clients must have tickets for (nfs/FQDN@REALM). */
+    public String principal() {
+        return acceptor.principal();
+    }
+
+    /** Contexts open now. */
+    public int contexts() {
+        return contexts.size();
+    }
+
+    /**
+     * A checked call: the credential the program sees and the MIC of the sequence number its
+     * reply's verifier carries.
+     */
+    public record Verified(CallHeader header, byte[] replyVerifier) {
+    }
+
+    /**
+     * INIT and CONTINUE_INIT (§5.2.2): {@code args} holds the GSS token; the reply is
+     * rpc_gss_init_res. A token the acceptor refuses is answered with its major status, as the
+     * RFC asks, and the context is dropped.
+     */
+    public XdrMessage init(CallHeader h, RpcGssCred cred, ByteBuf args, ByteBufAllocator alloc) throws RpcRejectedException {
+        if (h.procedure() != 0) {
+            throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "RPCSEC_GSS context creation to procedure "
+                    + h.procedure() + ", not NULL");
+        }
+        byte[] token;
+        try {
+            token = new XdrDecoder(args).readOpaque(64 << 10);
+        } catch (XdrException e) {
+            throw RpcRejectedException.authError(AuthStat.AUTH_BADCRED, "RPCSEC_GSS init token: " + e.getMessage());
+        }
+        Context ctx;
+        Handle handle;
+        if (cred.gssProc() == RpcGssCred.INIT) {
+            try {
+                ctx = new Context(acceptor.begin());
+            } catch (KerberosException e) {
+                return initResult(h, alloc, null, GSS_S_FAILURE, null, null);
+            }
+            handle = newHandle();
+        } else {
+            handle = new Handle(cred.handle());
+            ctx = contexts.get(handle);
+            if (ctx == null || ctx.established) {
+                throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CTXPROBLEM, "CONTINUE_INIT of no context in progress");
+            }
+        }
+        byte[] out;
+        try {
+            synchronized (ctx) {
+                out = ctx.exchange.accept(token);
+                if (ctx.exchange.established()) {
+                    ctx.establish(identities);
+                }
+            }
+        } catch (KerberosException e) {
+            contexts.remove(handle);
+            ctx.exchange.dispose();
+            LOG.info("RPCSEC_GSS context refused: {}", e.getMessage());
+            return initResult(h, alloc, null, GSS_S_FAILURE, null, null);
+        }
+        contexts.put(handle, ctx);
+        evict();
+        if (!ctx.established) {
+            return initResult(h, alloc, handle.bytes, GSS_S_CONTINUE_NEEDED, out, null);
+        }
+        byte[] window = {0, 0, 0, (byte) SEQ_WINDOW};
+        byte[] mic;
+        try {
+            synchronized (ctx) {
+                mic = ctx.exchange.mic(window);
+            }
+        } catch (KerberosException e) {
+            contexts.remove(handle);
+            return initResult(h, alloc, null, GSS_S_FAILURE, null, null);
+        }
+        return initResult(h, alloc, handle.bytes, GSS_S_COMPLETE, out, mic);
+    }
+
+    private static XdrMessage initResult(CallHeader h, ByteBufAllocator alloc, byte[] handle, int major, byte[] token,
+            byte[] verifier) {
+        ByteBuf b = ReplyHeaders.accepted(alloc.buffer(128 + (token == null ? 0 : token.length)), h.xid(), Rpc.SUCCESS,
+                verifier);
+        opaque(b, handle == null ? new byte[0] : handle);
+        b.writeInt(major);
+        b.writeInt(0); // gss_minor
+        b.writeInt(SEQ_WINDOW);
+        opaque(b, token == null ? new byte[0] : token);
+        return new XdrMessage(b, null, -1, Unpooled.EMPTY_BUFFER);
+    }
+
+    private static void opaque(ByteBuf b, byte[] v) {
+        b.writeInt(v.length);
+        b.writeBytes(v);
+        b.writeZero(-v.length & 3);
+    }
+
+    /**
+     * DATA and DESTROY (§5.3): the context, the header's MIC, the sequence number. Null when the
+     * call is to be dropped unanswered (a replay, or below the window).
+     */
+    public Verified verify(CallHeader h, RpcGssCred cred) throws RpcRejectedException {
+        Handle handle = new Handle(cred.handle());
+        Context ctx = contexts.get(handle);
+        if (ctx == null || !ctx.established) {
+            throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CTXPROBLEM, "no RPCSEC_GSS context of that handle");
+        }
+        if (System.nanoTime() - ctx.expiresAt > 0 || Integer.toUnsignedLong(cred.seqNum()) >= RpcGssCred.MAXSEQ) {
+            contexts.remove(handle);
+            ctx.exchange.dispose();
+            throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CTXPROBLEM, "the RPCSEC_GSS context expired");
+        }
+        byte[] seq = {(byte) (cred.seqNum() >>> 24), (byte) (cred.seqNum() >>> 16), (byte) (cred.seqNum() >>> 8),
+            (byte) cred.seqNum()};
+        byte[] mic;
+        synchronized (ctx) {
+            if (!ctx.exchange.verifyMic(cred.signedHeader(), cred.verifier())) {
+                throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CREDPROBLEM, "the call header's MIC does not verify");
+            }
+            if (!ctx.window.admit(Integer.toUnsignedLong(cred.seqNum()))) {
+                return null;
+            }
+            ctx.lastUsed = System.nanoTime();
+            try {
+                mic = ctx.exchange.mic(seq);
+            } catch (KerberosException e) {
+                throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CTXPROBLEM, e.getMessage());
+            }
+        }
+        if (cred.gssProc() != RpcGssCred.DESTROY && cred.service() != RpcGssCred.SERVICE_NONE) {
+            throw RpcRejectedException.authError(AuthStat.AUTH_REJECTEDCRED, "RPCSEC_GSS service " + cred.service()
+                    + " (integrity, privacy) is not offered; use sec=krb5");
+        }
+        CallHeader checked = new CallHeader(h.xid(), h.program(), h.version(), h.procedure(),
+                new GssPrincipal(ctx.principal, cred.service(), ctx.identity), h.verifierFlavor());
+        return new Verified(checked, mic);
+    }
+
+    /** Ends the context of {@code cred} after its DESTROY was answered, forgetting its keys. */
+    public void destroyed(RpcGssCred cred) {
+        Context ctx = contexts.remove(new Handle(cred.handle()));
+        if (ctx != null) {
+            ctx.exchange.dispose();
+        }
+    }
+
+    private Handle newHandle() {
+        byte[] h = new byte[8];
+        System.arraycopy(prefix, 0, h, 0, 4);
+        int n = next.incrementAndGet();
+        h[4] = (byte) (n >>> 24);
+        h[5] = (byte) (n >>> 16);
+        h[6] = (byte) (n >>> 8);
+        h[7] = (byte) n;
+        return new Handle(h);
+    }
+
+    /** Drops contexts idle too long, then the least recently used ones beyond the bound. */
+    private void evict() {
+        long now = System.nanoTime();
+        for (Iterator<Map.Entry<Handle, Context>> it = contexts.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Handle, Context> e = it.next();
+            if (now - e.getValue().lastUsed > idleNanos) {
+                it.remove();
+                e.getValue().exchange.dispose();
+            }
+        }
+        while (contexts.size() > maxContexts) {
+            Map.Entry<Handle, Context> oldest = null;
+            for (Map.Entry<Handle, Context> e : contexts.entrySet()) {
+                if (oldest == null || e.getValue().lastUsed - oldest.getValue().lastUsed < 0) {
+                    oldest = e;
+                }
+            }
+            if (oldest == null || contexts.remove(oldest.getKey()) == null) {
+                break;
+            }
+            oldest.getValue().exchange.dispose();
+        }
+    }
+
+    private record Handle(byte[] bytes) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Handle h && java.util.Arrays.equals(bytes, h.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(bytes);
+        }
+    }
+
+    private static final class Context {
+        final KerberosAcceptor.Exchange exchange;
+        final SequenceWindow window = new SequenceWindow(SEQ_WINDOW);
+        volatile long lastUsed = System.nanoTime();
+        volatile boolean established;
+        volatile long expiresAt;
+        String principal;
+        AuthSys identity;
+
+        Context(KerberosAcceptor.Exchange exchange) {
+            this.exchange = exchange;
+        }
+
+        void establish(KerberosIdentities ids) throws KerberosException {
+            principal = exchange.client();
+            identity = ids.map(principal).map(a -> new AuthSys(0, "", a.uid(), a.gid(), new int[] {a.gid()}))
+                    .orElse(UNMAPPED);
+            int life = exchange.lifetimeSeconds();
+            expiresAt = System.nanoTime() + Duration.ofSeconds(life <= 0 ? 1 : life).toNanos();
+            established = true;
+        }
+    }
+}

@@ -1,0 +1,301 @@
+package io.rdmagate.oncrpc.gss;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.rdmagate.gateway.spi.config.KerberosConfig;
+import io.rdmagate.gateway.spi.security.KerberosAcceptor;
+import io.rdmagate.gateway.spi.security.KerberosIdentities;
+import io.rdmagate.gateway.spi.security.MitKdc;
+import io.rdmagate.oncrpc.rpc.AuthFlavor;
+import io.rdmagate.oncrpc.rpc.AuthStat;
+import io.rdmagate.oncrpc.rpc.AuthSys;
+import io.rdmagate.oncrpc.rpc.GssPrincipal;
+import io.rdmagate.oncrpc.rpc.Rpc;
+import io.rdmagate.oncrpc.server.Connection;
+import io.rdmagate.oncrpc.server.RpcCall;
+import io.rdmagate.oncrpc.server.RpcDispatcher;
+import io.rdmagate.oncrpc.server.RpcProgram;
+import io.rdmagate.oncrpc.xdr.XdrEncoder;
+import io.rdmagate.oncrpc.xdr.XdrMessage;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import javax.security.auth.Subject;
+import javax.security.auth.login.AppConfigurationEntry;
+import javax.security.auth.login.Configuration;
+import javax.security.auth.login.LoginContext;
+import org.ietf.jgss.GSSContext;
+import org.ietf.jgss.GSSCredential;
+import org.ietf.jgss.GSSManager;
+import org.ietf.jgss.MessageProp;
+import org.ietf.jgss.Oid;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * RPCSEC_GSS (RFC 2203) with Kerberos through the dispatcher, against a real MIT KDC: a client
+ * principal logs in with its keytab (the JDK's Krb5LoginModule), gets a ticket for
+ * nfs/gw.example.test from the KDC and creates a context with the JDK's GSS-API initiator, as the
+ * Linux gssd would with MIT's; then calls run as the principal's mapped identity, with the reply
+ * verifiers the RFC gives; replays, forged headers, unknown and destroyed contexts are refused.
+ */
+class RpcSecGssTest {
+    static final int PROGRAM = 100003;
+    static final Oid KRB5 = KerberosAcceptor.KRB5_MECH;
+
+    @TempDir
+    static Path tmp;
+    static MitKdc kdc;
+    static RpcSecGss gss;
+    static Subject client;
+
+    /** Procedure 1 answers the uid and gid the call runs as (-1 for none). */
+    static final RpcProgram WHOAMI = new RpcProgram() {
+        public int program() {
+            return PROGRAM;
+        }
+
+        public String name() {
+            return "whoami";
+        }
+
+        public int lowVersion() {
+            return 3;
+        }
+
+        public int highVersion() {
+            return 3;
+        }
+
+        public XdrMessage handle(RpcCall call) {
+            XdrEncoder e = call.success();
+            AuthSys a = call.authSys();
+            if (call.procedure() == 1) {
+                e.writeInt(a == null ? -1 : a.uid());
+                e.writeInt(a == null ? -1 : a.gid());
+                e.writeInt(call.credentials() instanceof GssPrincipal g ? g.principal().length() : 0);
+            }
+            return e.finish();
+        }
+    };
+
+    @BeforeAll
+    static void start() throws Exception {
+        kdc = MitKdc.start(Files.createDirectories(tmp.resolve("realm")));
+        Path keytab = tmp.resolve("nfs.keytab");
+        kdc.addService("nfs/gw.example.test", keytab);
+        Path clientKeytab = tmp.resolve("alice.keytab");
+        kdc.addService("alice", clientKeytab); // a user with a keytab, so the test needs no password prompt
+        KerberosConfig config = new KerberosConfig(keytab, MitKdc.REALM, kdc.krb5Conf(), null, null,
+                Map.of("alice@" + MitKdc.REALM, "1234:1235"));
+        gss = new RpcSecGss(KerberosAcceptor.open(config, "nfs/gw.example.test"),
+                new KerberosIdentities(config, name -> Optional.empty()), 8, Duration.ofMinutes(5));
+        client = login("alice@" + MitKdc.REALM, clientKeytab);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (kdc != null) {
+            kdc.close();
+        }
+    }
+
+    static Subject login(String principal, Path keytab) throws Exception {
+        Configuration c = new Configuration() {
+            @Override
+            public AppConfigurationEntry[] getAppConfigurationEntry(String name) {
+                return new AppConfigurationEntry[] {new AppConfigurationEntry("com.sun.security.auth.module.Krb5LoginModule",
+                        AppConfigurationEntry.LoginModuleControlFlag.REQUIRED, Map.of("useKeyTab", "true", "keyTab",
+                                keytab.toString(), "principal", principal, "doNotPrompt", "true", "storeKey", "false",
+                                "isInitiator", "true", "refreshKrb5Config", "true"))};
+            }
+        };
+        LoginContext lc = new LoginContext("client", new Subject(), null, c);
+        lc.login();
+        return lc.getSubject();
+    }
+
+    /** The client side of a context: the initiator's token exchange, done through the dispatcher. */
+    static GSSContext initiator() throws Exception {
+        GSSManager m = GSSManager.getInstance();
+        return Subject.callAs(client, () -> {
+            GSSCredential cred = m.createCredential(null, GSSCredential.DEFAULT_LIFETIME, KRB5, GSSCredential.INITIATE_ONLY);
+            GSSContext ctx = m.createContext(m.createName("nfs/gw.example.test@" + MitKdc.REALM,
+                    new Oid("1.2.840.113554.1.2.2.1")), KRB5, cred, GSSContext.DEFAULT_LIFETIME);
+            ctx.requestMutualAuth(true);
+            ctx.requestInteg(true);
+            return ctx;
+        });
+    }
+
+    static RpcDispatcher dispatcher(RpcSecGss sec) {
+        return new RpcDispatcher(null, ByteBufAllocator.DEFAULT).register(WHOAMI).gss(sec);
+    }
+
+    static final Connection CONN = new Connection(1, new InetSocketAddress("127.0.0.1", 40000),
+            new InetSocketAddress("127.0.0.1", 2049), "tcp");
+
+    /** A call header through the RPCSEC_GSS credential (what the verifier's MIC covers). */
+    static ByteBuf header(int xid, int proc, int gssProc, int seq, int service, byte[] handle) {
+        ByteBuf b = Unpooled.buffer();
+        b.writeInt(xid).writeInt(Rpc.CALL).writeInt(2).writeInt(PROGRAM).writeInt(3).writeInt(proc);
+        ByteBuf cred = Unpooled.buffer();
+        cred.writeInt(1).writeInt(gssProc).writeInt(seq).writeInt(service);
+        opaque(cred, handle);
+        b.writeInt(AuthFlavor.RPCSEC_GSS).writeInt(cred.readableBytes()).writeBytes(cred);
+        return b;
+    }
+
+    static void opaque(ByteBuf b, byte[] v) {
+        b.writeInt(v.length).writeBytes(v).writeZero(-v.length & 3);
+    }
+
+    static byte[] bytes(ByteBuf b) {
+        byte[] a = new byte[b.readableBytes()];
+        b.getBytes(b.readerIndex(), a);
+        return a;
+    }
+
+    record Context(GSSContext client, byte[] handle) {
+    }
+
+    static ByteBuffer reply(RpcDispatcher d, ByteBuf call) {
+        XdrMessage m = d.dispatch(call, CONN);
+        return m == null ? null : ByteBuffer.wrap(m.toBytes());
+    }
+
+    /** INIT through the dispatcher; checks rpc_gss_init_res and its verifier, the MIC of the window. */
+    static Context establish(RpcDispatcher d) throws Exception {
+        GSSContext ctx = initiator();
+        byte[] token = Subject.callAs(client, () -> ctx.initSecContext(new byte[0], 0, 0));
+        ByteBuf call = header(7, 0, 1, 0, 1, new byte[0]);
+        call.writeInt(AuthFlavor.AUTH_NONE).writeInt(0);
+        opaque(call, token);
+        ByteBuffer r = reply(d, call);
+        assertEquals(7, r.getInt());
+        assertEquals(Rpc.REPLY, r.getInt());
+        assertEquals(Rpc.MSG_ACCEPTED, r.getInt());
+        assertEquals(AuthFlavor.RPCSEC_GSS, r.getInt(), "an established context's reply carries the MIC of the window");
+        byte[] verifier = opaque(r);
+        assertEquals(Rpc.SUCCESS, r.getInt());
+        byte[] handle = opaque(r);
+        assertEquals(0, r.getInt(), "gss_major GSS_S_COMPLETE");
+        r.getInt();
+        int window = r.getInt();
+        assertEquals(RpcSecGss.SEQ_WINDOW, window);
+        byte[] apRep = opaque(r);
+        Subject.callAs(client, () -> ctx.initSecContext(apRep, 0, apRep.length));
+        assertTrue(ctx.isEstablished(), "the AP-REP completes mutual authentication");
+        ctx.verifyMIC(verifier, 0, verifier.length, new byte[] {0, 0, 0, (byte) window}, 0, 4, new MessageProp(0, false));
+        return new Context(ctx, handle);
+    }
+
+    static byte[] opaque(ByteBuffer r) {
+        byte[] v = new byte[r.getInt()];
+        r.get(v);
+        r.position(r.position() + (-v.length & 3));
+        return v;
+    }
+
+    /** A DATA call of procedure {@code proc} signed by the client's context. */
+    static ByteBuf data(Context c, int xid, int proc, int gssProc, int seq, int service) throws Exception {
+        ByteBuf call = header(xid, proc, gssProc, seq, service, c.handle());
+        byte[] signed = bytes(call);
+        byte[] mic = c.client().getMIC(signed, 0, signed.length, new MessageProp(0, false));
+        call.writeInt(AuthFlavor.RPCSEC_GSS);
+        opaque(call, mic);
+        return call;
+    }
+
+    static int acceptStat(ByteBuffer r) {
+        r.position(12);
+        r.getInt();
+        opaque(r);
+        return r.getInt();
+    }
+
+    static int authError(ByteBuffer r) {
+        r.getInt();
+        r.getInt();
+        assertEquals(Rpc.MSG_DENIED, r.getInt());
+        assertEquals(Rpc.AUTH_ERROR, r.getInt());
+        return r.getInt();
+    }
+
+    @Test
+    void aCallRunsAsThePrincipalsIdentityAndItsReplyIsSigned() throws Exception {
+        RpcDispatcher d = dispatcher(gss);
+        Context c = establish(d);
+        ByteBuffer r = reply(d, data(c, 8, 1, 0, 1, 1));
+        assertEquals(8, r.getInt());
+        r.getInt();
+        assertEquals(Rpc.MSG_ACCEPTED, r.getInt());
+        assertEquals(AuthFlavor.RPCSEC_GSS, r.getInt());
+        byte[] mic = opaque(r);
+        c.client().verifyMIC(mic, 0, mic.length, new byte[] {0, 0, 0, 1}, 0, 4, new MessageProp(0, false));
+        assertEquals(Rpc.SUCCESS, r.getInt());
+        assertEquals(1234, r.getInt(), "alice@EXAMPLE.TEST is idmapped to uid 1234");
+        assertEquals(1235, r.getInt());
+        assertEquals(("alice@" + MitKdc.REALM).length(), r.getInt());
+
+        assertNull(reply(d, data(c, 9, 1, 0, 1, 1)), "a sequence number seen before is dropped (RFC 2203 5.3.3.1)");
+        assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(c, 10, 1, 0, 200, 1))));
+        assertNull(reply(d, data(c, 11, 1, 0, 50, 1)), "below the window of 128 under 200");
+        assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(c, 12, 1, 0, 150, 1))),
+                "an older number inside the window is taken once");
+    }
+
+    @Test
+    void forgedHeadersUnknownAndDestroyedContextsAndIntegrityAreRefused() throws Exception {
+        RpcDispatcher d = dispatcher(gss);
+        Context c = establish(d);
+        ByteBuf forged = data(c, 20, 1, 0, 1, 1);
+        forged.setInt(20, 0); // the procedure, after the MIC was made
+        assertEquals(AuthStat.RPCSEC_GSS_CREDPROBLEM, authError(reply(d, forged)));
+
+        Context stranger = new Context(c.client(), new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        assertEquals(AuthStat.RPCSEC_GSS_CTXPROBLEM, authError(reply(d, data(stranger, 21, 1, 0, 2, 1))));
+        assertEquals(AuthStat.AUTH_REJECTEDCRED, authError(reply(d, data(c, 22, 1, 0, 3, 2))),
+                "krb5i is not offered yet");
+
+        ByteBuffer destroyed = reply(d, data(c, 23, 0, 3, 4, 1));
+        destroyed.position(12);
+        assertEquals(AuthFlavor.RPCSEC_GSS, destroyed.getInt(), "DESTROY is answered with a verifier");
+        assertEquals(AuthStat.RPCSEC_GSS_CTXPROBLEM, authError(reply(d, data(c, 24, 1, 0, 5, 1))),
+                "a destroyed context is gone");
+
+        RpcDispatcher none = new RpcDispatcher(null, ByteBufAllocator.DEFAULT).register(WHOAMI);
+        assertEquals(AuthStat.AUTH_REJECTEDCRED, authError(reply(none, data(c, 25, 1, 0, 6, 1))),
+                "without Kerberos configured RPCSEC_GSS is refused");
+    }
+
+    @Test
+    void contextsAreBoundedAndTheLeastRecentlyUsedGoesFirst() throws Exception {
+        RpcSecGss small = new RpcSecGss(gssAcceptorOf(gss), new KerberosIdentities(new KerberosConfig(tmp.resolve("nfs.keytab"),
+                MitKdc.REALM, kdc.krb5Conf(), null, null, Map.of()), name -> Optional.empty()), 2, Duration.ofMinutes(5));
+        RpcDispatcher d = dispatcher(small);
+        Context first = establish(d);
+        establish(d);
+        establish(d);
+        assertEquals(2, small.contexts());
+        assertEquals(AuthStat.RPCSEC_GSS_CTXPROBLEM, authError(reply(d, data(first, 30, 1, 0, 1, 1))),
+                "the first context made room for the third");
+    }
+
+    static KerberosAcceptor gssAcceptorOf(RpcSecGss s) throws Exception {
+        return KerberosAcceptor.open(new KerberosConfig(tmp.resolve("nfs.keytab"), MitKdc.REALM, kdc.krb5Conf(), null, null,
+                Map.of()), s.principal());
+    }
+}
