@@ -3,7 +3,9 @@
 # forward of SMB_PORT, then sealed (seal: SMB 3 encryption), then over SMB Direct (rdma: siw on
 # the guest's NIC reaching rdmagate's soft iWARP through the forward of 5445, the port Linux
 # dials), each running the common workload (workloads/cifs-workload.sh); and, over TCP, Windows
-# ACLs set and read with cifs-utils (workloads/cifs-acl.sh). Port and user come from /job/env.
+# ACLs set and read with cifs-utils (workloads/cifs-acl.sh), and Kerberos logons (sec=krb5, signed
+# and sealed) with a ticket cache the host made (workloads/cifs-krb5.sh). Port and user come from
+# /job/env.
 set -uo pipefail
 . /job/lib.sh
 [ -f /job/env ] && . /job/env
@@ -16,6 +18,7 @@ base=vers=3.1.1,port=$SMB_PORT,username=$SMB_USER,password=$SMB_PASSWORD,mfsymli
 timeout 900 /job/workloads/cifs-workload.sh rdmagate-3.1.1-tcp //10.0.2.100/data "$base" || rc=1
 timeout 900 /job/workloads/cifs-workload.sh rdmagate-3.1.1-seal //10.0.2.100/data "$base,seal" || rc=1
 timeout 300 /job/workloads/cifs-acl.sh rdmagate-acl //10.0.2.100/data "$base,closetimeo=0" || rc=1
+timeout 300 /job/workloads/cifs-krb5.sh rdmagate-krb5 //gw.example.test/data "vers=3.1.1,port=$SMB_PORT,ip=10.0.2.100" || rc=1
 
 check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" || rc=1
 direct=vers=3.1.1,rdma,username=$SMB_USER,password=$SMB_PASSWORD,mfsymlinks

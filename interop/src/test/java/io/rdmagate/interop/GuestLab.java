@@ -153,6 +153,16 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
             }
         }
 
+        /** A file the job sees as /job/NAME. */
+        public Job file(String name, byte[] content) {
+            try {
+                Files.write(dir.resolve(name), content);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return this;
+        }
+
         /** A variable the job sees (written to /job/env, which the lab scripts source). */
         public Job env(String key, Object value) {
             env.put(key, String.valueOf(value));

@@ -60,7 +60,18 @@ public final class HostGateway implements AutoCloseable {
         return start(dir, extra, transports, size);
     }
 
+    /** With the export's {@code clients:} rules given (a YAML flow list), e.g. to allow sec krb5. */
+    public static HostGateway startWithClients(Path dir, String clients, String extra, String transports)
+            throws IOException, InterruptedException {
+        return start(dir, clients, extra, transports, null);
+    }
+
     private static HostGateway start(Path dir, String extra, String transports, String tmpfsSize)
+            throws IOException, InterruptedException {
+        return start(dir, "[{match: \"*\", rootSquash: false}]", extra, transports, tmpfsSize);
+    }
+
+    private static HostGateway start(Path dir, String clients, String extra, String transports, String tmpfsSize)
             throws IOException, InterruptedException {
         Path export = Files.createDirectories(dir.resolve("export"));
         Path state = dir.resolve("state");
@@ -73,10 +84,10 @@ public final class HostGateway implements AutoCloseable {
                     path: %s
                     # secure (the default): the guest's kernel clients arrive through run-guest.sh's
                     # relay, which connects from a reserved port as they do; nfs-cp runs as root
-                    clients: [{match: "*", rootSquash: false}]
+                    clients: %s
                 shares:
                   - {name: data, export: data}
-                """.formatted(state, export) + extra + "transports:\n" + transports);
+                """.formatted(state, export, clients) + extra + "transports:\n" + transports);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = dir.resolve("rdmagate.log");
         List<String> cmd = new ArrayList<>();

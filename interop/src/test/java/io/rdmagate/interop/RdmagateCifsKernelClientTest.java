@@ -2,7 +2,9 @@ package io.rdmagate.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.rdmagate.gateway.spi.security.MitKdc;
 import io.rdmagate.gateway.users.NtHash;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * ksmbd. Over SMB Direct the file data moves by RDMA (the READ and WRITE RDMA channel), which the
  * gateway's metrics show. Over TCP, cifs-utils' setcifsacl and getcifsacl set and read a file's
  * DACL: a DACL that allows only reading refuses the client's write, and a new file inherits its
- * directory's inheritable entry.
+ * directory's inheritable entry. With Kerberos (a real MIT KDC on the host, its ticket cache
+ * handed to the guest), cifs mounts with sec=krb5, signed and sealed, and writes as the uid the
+ * principal maps to.
  */
 @Tag("interop")
 class RdmagateCifsKernelClientTest {
@@ -28,6 +32,9 @@ class RdmagateCifsKernelClientTest {
             "hardlink", "attributes", "flock", "fcntl-lock", "concurrent-writers", "unmount");
     private static final String USER = "lab";
     private static final String PASSWORD = "Lab-pass-1";
+    /** The gateway's name in its Kerberos principal; the guest mounts //KRB5_HOST/data with ip=. */
+    private static final String KRB5_HOST = "gw.example.test";
+    private static final int KRB5_UID = 4243;
 
     @RegisterExtension
     final GuestLab lab = new GuestLab();
@@ -45,13 +52,31 @@ class RdmagateCifsKernelClientTest {
                 """.formatted(smb, direct);
         // the guest reaches the gateway at 10.0.2.100: the interface extra channels go to, listed
         // with and without RDMA (Linux binds only channels of the primary's kind to an interface)
+        MitKdc kdc = MitKdc.start(Files.createDirectories(dir.resolve("realm")));
+        Path keytab = dir.resolve("realm").resolve("rdmagate.keytab");
+        kdc.addService("cifs/" + KRB5_HOST, keytab);
+        kdc.addUser(USER, "Lab-krb-1");
+        Path job = Files.createDirectories(dir.resolve("krb5-for-guest"));
+        kdc.kinit(USER, "Lab-krb-1", job.resolve("krb5cc"));
+        kdc.serviceTicket("cifs/" + KRB5_HOST, job.resolve("krb5cc")); // the guest reaches no KDC
+        kdc.close();
         String users = """
                 users:
                   - {name: %s, uid: 0, gid: 0, ntHash: %s}
                 smb:
                   interfaces: [{address: 10.0.2.100, rdma: true}, {address: 10.0.2.100, rdma: false}]
-                """.formatted(USER, NtHash.of(PASSWORD.toCharArray()));
+                security:
+                  kerberos:
+                    keytab: %s
+                    realm: %s
+                    krb5Conf: %s
+                    smbPrincipal: cifs/%s
+                    idmap: {"%s@%s": "%d:%d"}
+                """.formatted(USER, NtHash.of(PASSWORD.toCharArray()), keytab, MitKdc.REALM, kdc.krb5Conf(), KRB5_HOST,
+                USER, MitKdc.REALM, KRB5_UID, KRB5_UID);
         try (HostGateway gateway = HostGateway.start(dir, users, transports)) {
+            Path krb = Files.createDirectories(dir.resolve("export").resolve("krb"));
+            Files.setPosixFilePermissions(krb, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
             List<String> expected = new ArrayList<>(List.of("nic-up", "siw-nic", "kernel-clean"));
             for (String kind : List.of("tcp", "rdma")) {
                 for (String c : List.of("channels", "io", "unmount")) {
@@ -61,6 +86,11 @@ class RdmagateCifsKernelClientTest {
             for (String c : List.of("mount", "getcifsacl", "set-read-only", "reads-back", "write-refused", "read-allowed",
                     "full-control-back", "write-allowed", "set-inheritable", "inherited", "unmount")) {
                 expected.add("rdmagate-acl/" + c);
+            }
+            for (String mode : List.of("sign", "seal")) {
+                for (String c : List.of("mount", "sec-type", "io", "unmount")) {
+                    expected.add("rdmagate-krb5/" + mode + "-" + c);
+                }
             }
             for (String mode : List.of("tcp", "seal", "rdma")) {
                 for (String c : CHECKS) {
@@ -73,6 +103,8 @@ class RdmagateCifsKernelClientTest {
                     .env("SMB_USER", USER)
                     .env("SMB_PASSWORD", PASSWORD)
                     .env("WORKLOAD_BIG_MIB", GuestLab.bigMiB())
+                    .file("krb5cc", Files.readAllBytes(job.resolve("krb5cc")))
+                    .file("krb5.conf", MitKdc.clientConf("10.0.2.100:88").getBytes(java.nio.charset.StandardCharsets.UTF_8))
                     .forward(smb)
                     .forward(5445, direct)
                     .forward(445, smb) // Linux opens extra channels on 445, whatever port= says
@@ -87,6 +119,10 @@ class RdmagateCifsKernelClientTest {
                                 || l.contains("closing") || l.contains("WARN") || l.contains("ERROR"))
                         .limit(200).collect(java.util.stream.Collectors.joining("\n"));
                 throw new AssertionError(e.getMessage() + "\ngateway:\n" + said, e);
+            }
+            for (String mode : List.of("sign", "seal")) {
+                assertEquals(KRB5_UID, Files.getAttribute(krb.resolve(mode + ".bin"), "unix:uid"),
+                        "the file the Kerberos mount wrote belongs to the uid " + USER + "@" + MitKdc.REALM + " maps to");
             }
             String metrics = gateway.metrics();
             double written = HostGateway.counter(metrics, "rdmagate_smb_rdma_bytes_total{direction=\"write\"}");

@@ -3,6 +3,7 @@ package io.rdmagate.interop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rdmagate.gateway.spi.security.MitKdc;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,11 +20,23 @@ import org.junit.jupiter.api.io.TempDir;
  * over RDMA (the guest's siw on its NIC talking to rdmagate's built-in soft iWARP), and runs
  * the same workload that PeerWorkloadTest proves against knfsd. Mounted without {@code nolock}:
  * the flock and fcntl checks go through rdmagate's NLM, found through its embedded rpcbind.
+ * With Kerberos (a real MIT KDC on the host, reached by the guest through a forward of port 88):
+ * rpc.gssd in the guest gets tickets with the guest's machine keytab and the client mounts with
+ * sec=krb5 (RPCSEC_GSS) over TCP and RDMA, NFSv3 and NFSv4.2, writing as the identity the machine
+ * principal maps to.
  */
 @Tag("interop")
 class RdmagateNfsKernelClientTest {
     private static final List<String> CHECKS = List.of("mount", "small-tree", "large-file", "namespace", "symlink",
             "hardlink", "attributes", "flock", "fcntl-lock", "concurrent-writers", "unmount");
+
+    /** The gateway's name in its principal nfs/KRB5_HOST; the guest resolves it to 10.0.2.100. */
+    private static final String KRB5_HOST = "gw.example.test";
+    /** The guest's machine principal, whose key the guest's keytab holds (rpc.gssd uses it for root). */
+    private static final String MACHINE = "host/client.example.test";
+    private static final int KRB5_UID = 4244;
+    private static final List<String> KRB5_LABELS = List.of("rdmagate-krb5-v3-tcp", "rdmagate-krb5-v42-tcp",
+            "rdmagate-krb5-v3-rdma");
 
     @RegisterExtension
     final GuestLab lab = new GuestLab();
@@ -44,9 +57,31 @@ class RdmagateNfsKernelClientTest {
                   rpcbind: {mode: embedded, port: %d}
                   smb: {enabled: false}
                 """.formatted(nfs, mount, rdma, nlm, nsm, rpcbind);
-        try (HostGateway gateway = HostGateway.start(dir, transports)) {
+        MitKdc kdc = MitKdc.start(Files.createDirectories(dir.resolve("realm")));
+        Path keytab = dir.resolve("realm").resolve("rdmagate.keytab");
+        kdc.addService("nfs/" + KRB5_HOST, keytab);
+        Path guestKeytab = dir.resolve("realm").resolve("client.keytab");
+        kdc.addService(MACHINE, guestKeytab);
+        String security = """
+                security:
+                  kerberos:
+                    keytab: %s
+                    realm: %s
+                    krb5Conf: %s
+                    nfsPrincipal: nfs/%s
+                    idmap: {"%s@%s": "%d:%d"}
+                """.formatted(keytab, MitKdc.REALM, kdc.krb5Conf(), KRB5_HOST, MACHINE, MitKdc.REALM, KRB5_UID, KRB5_UID);
+        String clients = "[{match: \"*\", rootSquash: false, sec: [sys, krb5]}]";
+        try (kdc; HostGateway gateway = HostGateway.startWithClients(dir, clients, security, transports)) {
+            Path krb5Dir = Files.createDirectories(dir.resolve("export").resolve("krb5"));
+            Files.setPosixFilePermissions(krb5Dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
             List<String> expected = new ArrayList<>(List.of("nic-up", "statd", "siw-nic", "rdma-no-version",
                     "kernel-clean"));
+            for (String label : KRB5_LABELS) {
+                for (String c : List.of("mount", "sec-krb5", "io", "unmount")) {
+                    expected.add(label + "/" + c);
+                }
+            }
             for (String proto : List.of("tcp", "rdma")) {
                 for (String c : CHECKS) {
                     expected.add("rdmagate-v3-" + proto + "/" + c);
@@ -68,9 +103,20 @@ class RdmagateNfsKernelClientTest {
                     .forward(nlm)
                     .forward(nsm)
                     .forward(111, rpcbind)
+                    .forward(88, kdc.port())
+                    // rpc.gssd makes the context of an RDMA mount over TCP to port 2049, where NFS listens by default
+                    .forward(2049, nfs)
+                    .file("krb5.conf", MitKdc.clientConf("10.0.2.100:88").getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                    .file("krb5.keytab", Files.readAllBytes(guestKeytab))
                     .timeout(Duration.ofMinutes(25))
                     .run();
             run.assertPassed(expected);
+            for (String label : KRB5_LABELS) {
+                assertEquals(KRB5_UID, Files.getAttribute(krb5Dir.resolve(label + ".bin"), "unix:uid"),
+                        label + ": written as the uid " + MACHINE + " maps to, not the AUTH_SYS uid 0");
+            }
+            assertTrue(gateway.log().contains("NFS Kerberos (RPCSEC_GSS): accepting tickets for nfs/" + KRB5_HOST),
+                    gateway.log());
             assertEquals(0, gateway.stop(), gateway.log());
         }
     }

@@ -44,6 +44,15 @@ public record ClientAccess(Caller caller, boolean writable) {
         return false;
     }
 
+    /**
+     * Whether {@code rule}'s sec= lets a call with {@code credentials} in: AUTH_SYS and AUTH_NONE
+     * under sys, a verified RPCSEC_GSS principal under krb5.
+     */
+    public static boolean flavorAllowed(ClientRule rule, Credentials credentials) {
+        return rule.sec().contains(credentials instanceof io.rdmagate.oncrpc.rpc.GssPrincipal ? ClientRule.Sec.KRB5
+                : ClientRule.Sec.SYS);
+    }
+
     /** The words of a log line for a call {@link #portAllowed} refused. */
     public static String insecurePort(Connection connection) {
         return "called from port " + connection.peer().getPort() + " (not below " + Connection.RESERVED_PORTS
@@ -54,7 +63,12 @@ public record ClientAccess(Caller caller, boolean writable) {
     public static ClientAccess of(ClientRule rule, boolean exportReadOnly, Credentials credentials) {
         boolean writable = !exportReadOnly && rule.access() == ClientRule.Access.RW;
         Caller anon = new Caller(rule.anonUid(), rule.anonGid(), new int[0]);
-        if (!(credentials instanceof AuthSys sys) || rule.allSquash()) {
+        AuthSys sys = switch (credentials) {
+            case AuthSys s -> s;
+            case io.rdmagate.oncrpc.rpc.GssPrincipal g -> g.identity(); // RPCSEC_GSS: the principal's account
+            default -> null;
+        };
+        if (sys == null || rule.allSquash()) {
             return new ClientAccess(anon, writable);
         }
         if (!rule.rootSquash()) {

@@ -130,8 +130,15 @@ public final class NfsServer implements AutoCloseable {
         private io.rdmagate.rpcrdma.server.RpcRdmaOptions rdmaOptions =
                 io.rdmagate.rpcrdma.server.RpcRdmaOptions.DEFAULT;
         private io.rdmagate.vfs.memory.PoolLimits rdmaPool = io.rdmagate.vfs.memory.PoolLimits.DEFAULT;
+        private io.rdmagate.oncrpc.gss.RpcSecGss gss;
 
         private Builder() {
+        }
+
+        /** RPCSEC_GSS (Kerberos) for NFS and MOUNT over TCP and RDMA; null (the default) for AUTH_SYS only. */
+        public Builder gss(io.rdmagate.oncrpc.gss.RpcSecGss g) {
+            this.gss = g;
+            return this;
         }
 
         public Builder exports(NfsExports e) {
@@ -301,7 +308,7 @@ public final class NfsServer implements AutoCloseable {
                 : new io.rdmagate.oncrpc.server.DuplicateRequestCache(l.drcEntries(), l.drcMaxAge(),
                         l.drcChecksumBytes(), b.copies);
         io.rdmagate.oncrpc.server.RpcDispatcher d = new io.rdmagate.oncrpc.server.RpcDispatcher(drc,
-                io.netty.buffer.ByteBufAllocator.DEFAULT, metrics.listener("nfs"));
+                io.netty.buffer.ByteBufAllocator.DEFAULT, metrics.listener("nfs")).gss(b.gss);
         io.rdmagate.rpcrdma.server.RpcRdmaServer s = b.rdmaResources != null
                 ? io.rdmagate.rpcrdma.server.RpcRdmaServer.create(b.rdmaResources, b.pool, d, b.rdmaOptions)
                 : io.rdmagate.rpcrdma.server.RpcRdmaServer.create(b.rdmaDevice, d, b.rdmaOptions, b.rdmaPool);
@@ -334,7 +341,7 @@ public final class NfsServer implements AutoCloseable {
 
     private RpcServer serve(Builder b, String protocol, RpcProgram program, int port, boolean udp) throws IOException {
         RpcServer s = RpcServer.builder().program(program).limits(b.limits).payloadCopies(b.copies).udp(udp)
-                .observer(metrics.listener(protocol)).bind(b.address, port);
+                .observer(metrics.listener(protocol)).gss(b.gss).bind(b.address, port);
         servers.add(s);
         listeners.add(new Listener(protocol, s.tcpAddress()));
         return s;

@@ -5,7 +5,13 @@ import io.rdmagate.gateway.spi.GatewayContext;
 import io.rdmagate.gateway.spi.ListenerKind;
 import io.rdmagate.gateway.spi.PlannedPort;
 import io.rdmagate.gateway.spi.ProtocolService;
+import io.rdmagate.gateway.spi.StartException;
+import io.rdmagate.gateway.spi.config.ClientRule;
 import io.rdmagate.gateway.spi.config.ExportConfig;
+import io.rdmagate.gateway.spi.config.KerberosConfig;
+import io.rdmagate.gateway.spi.security.KerberosAcceptor;
+import io.rdmagate.gateway.spi.security.KerberosException;
+import io.rdmagate.gateway.spi.security.KerberosIdentities;
 import io.rdmagate.nfs.nlm.NlmService;
 import io.rdmagate.oncrpc.server.RpcLimits;
 import io.rdmagate.rpcrdma.server.RpcRdmaOptions;
@@ -22,6 +28,7 @@ import java.util.Set;
  * the service binds nothing.
  */
 public final class NfsService implements ProtocolService {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(NfsService.class);
     private NfsServer server;
 
     @Override
@@ -89,6 +96,7 @@ public final class NfsService implements ProtocolService {
                         port(plan, ListenerKind.NSM))
                 .rpcbind(mode, Math.max(0, port(plan, ListenerKind.RPCBIND)))
                 .nlm(NlmService::new)
+                .gss(gss(context))
                 .start();
         var rdmaServer = server.rdmaServer();
         if (rdmaServer != null) {
@@ -104,6 +112,30 @@ public final class NfsService implements ProtocolService {
                     l.address()));
         }
         return out;
+    }
+
+    /**
+     * RPCSEC_GSS with Kerberos when a client rule of some export allows sec krb5: the acceptor of
+     * nfs/FQDN@REALM (security.kerberos.nfsPrincipal), checked now so that a keytab without its key
+     * stops the start with the fix; principals map as for SMB (idmap, the users, NSS).
+     */
+    private static io.rdmagate.oncrpc.gss.RpcSecGss gss(GatewayContext context) throws StartException {
+        var config = context.config();
+        boolean wanted = config.exports().stream().flatMap(e -> e.clients().stream())
+                .anyMatch(r -> r.sec().contains(ClientRule.Sec.KRB5));
+        KerberosConfig k = config.security().kerberos();
+        if (!wanted || k == null) {
+            return null;
+        }
+        try {
+            String principal = k.nfsPrincipal() != null ? k.nfsPrincipal() : KerberosAcceptor.hostPrincipal("nfs", k.realm());
+            KerberosAcceptor acceptor = KerberosAcceptor.open(k, principal);
+            LOG.info("NFS Kerberos (RPCSEC_GSS): accepting tickets for {} with the keys of {}", principal, k.keytab());
+            return new io.rdmagate.oncrpc.gss.RpcSecGss(acceptor, KerberosIdentities.withUsers(k, config.users()),
+                    k.maxContexts(), k.contextIdle());
+        } catch (KerberosException e) {
+            throw new StartException("NFS Kerberos: " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -109,6 +109,14 @@ public final class ConfigParser {
             SecurityConfig security = security(top.map("security"));
             top.finish("stateDir", "http", "exports", "shares", "smb", "users", "transports", "limits", "rdma", "security");
             if (security.kerberos() == null) {
+                for (ExportConfig e : exports) {
+                    for (ClientRule r : e.clients()) {
+                        if (r.sec().contains(ClientRule.Sec.KRB5)) {
+                            throw top.error(top.lineOf("exports"), "export '" + e.name() + "' allows sec krb5, but"
+                                    + " security.kerberos is not set: NFS has no Kerberos");
+                        }
+                    }
+                }
                 for (ShareConfig s : shares) {
                     if (!s.ntlm()) {
                         throw top.error(top.lineOf("shares"), "share '" + s.name() + "' allows only krb5 logons, but"
@@ -212,9 +220,27 @@ public final class ConfigParser {
                 int anonUid = (int) m.integer("anonUid", 65534, 0, MAX_INT);
                 int anonGid = (int) m.integer("anonGid", 65534, 0, MAX_INT);
                 boolean secure = m.bool("secure", true);
-                m.finish("match", "access", "rootSquash", "allSquash", "anonUid", "anonGid", "secure");
+                int secLine = m.lineOf("sec");
+                List<ClientRule.Sec> sec = new ArrayList<>();
+                for (Node s : m.list("sec")) {
+                    String v = m.scalar(s, "sec");
+                    ClientRule.Sec f = switch (v) {
+                        case "sys" -> ClientRule.Sec.SYS;
+                        case "krb5" -> ClientRule.Sec.KRB5;
+                        case "krb5i", "krb5p" -> throw m.error(secLine, "sec " + v + ": this build has RPCSEC_GSS"
+                                + " authentication (krb5) only, not integrity or privacy");
+                        default -> throw m.error(secLine, "a client rule's sec may hold sys and krb5, found '" + v + "'");
+                    };
+                    if (!sec.contains(f)) {
+                        sec.add(f);
+                    }
+                }
+                if (sec.isEmpty()) {
+                    sec.add(ClientRule.Sec.SYS);
+                }
+                m.finish("match", "access", "rootSquash", "allSquash", "anonUid", "anonGid", "secure", "sec");
                 out.add(new ClientRule(match, access.equals("rw") ? ClientRule.Access.RW : ClientRule.Access.RO,
-                        rootSquash, allSquash, anonUid, anonGid, secure));
+                        rootSquash, allSquash, anonUid, anonGid, secure, sec));
             }
             return out;
         }
@@ -433,8 +459,8 @@ public final class ConfigParser {
         }
 
         /**
-         * security.kerberos: keytab and realm are needed; smbPrincipal defaults to
-         * cifs/FQDN@REALM of this host, resolved at start.
+         * security.kerberos: keytab and realm are needed; smbPrincipal and nfsPrincipal default to
+         * cifs/FQDN@REALM and nfs/FQDN@REALM of this host, resolved at start.
          */
         private SecurityConfig security(YamlMap m) throws ConfigException {
             int kLine = m.lineOf("kerberos");
@@ -451,12 +477,7 @@ public final class ConfigParser {
             }
             Path krb5Conf = path(k, "krb5Conf", "/etc/krb5.conf");
             String smbPrincipal = principal(k, "smbPrincipal", "cifs", realm);
-            int nfsLine = k.lineOf("nfsPrincipal");
             String nfsPrincipal = principal(k, "nfsPrincipal", "nfs", realm);
-            if (nfsPrincipal != null) {
-                throw k.error(nfsLine, "security.kerberos.nfsPrincipal: this build has no RPCSEC_GSS yet; NFS"
-                        + " authenticates with AUTH_SYS (leave nfsPrincipal out)");
-            }
             java.util.Map<String, String> idmap = new java.util.LinkedHashMap<>();
             int idLine = k.lineOf("idmap");
             YamlMap ids = k.map("idmap");
@@ -468,8 +489,15 @@ public final class ConfigParser {
                 }
                 idmap.put(principal, v);
             }
-            k.finish("keytab", "realm", "krb5Conf", "smbPrincipal", "nfsPrincipal", "idmap");
-            return new SecurityConfig(new KerberosConfig(keytab, realm, krb5Conf, smbPrincipal, nfsPrincipal, idmap));
+            int maxContexts = (int) k.integer("maxContexts", KerberosConfig.DEFAULT_MAX_CONTEXTS, 1, 1 << 20);
+            int idleLine = k.lineOf("contextIdle");
+            Duration idle = k.duration("contextIdle", KerberosConfig.DEFAULT_CONTEXT_IDLE);
+            if (idle.isZero() || idle.isNegative()) {
+                throw k.error(idleLine, "security.kerberos.contextIdle must be positive");
+            }
+            k.finish("keytab", "realm", "krb5Conf", "smbPrincipal", "nfsPrincipal", "idmap", "maxContexts", "contextIdle");
+            return new SecurityConfig(new KerberosConfig(keytab, realm, krb5Conf, smbPrincipal, nfsPrincipal, idmap,
+                    maxContexts, idle));
         }
 
         /** A service principal SERVICE/HOST[@REALM], with the realm added when left out. */

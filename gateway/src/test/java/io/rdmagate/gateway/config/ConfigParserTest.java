@@ -269,7 +269,24 @@ class ConfigParserTest {
         String kerberos = "security:\n  kerberos:\n    keytab: /k\n    realm: EXAMPLE.TEST\n";
         assertEquals(null, ConfigParser.parse("t.yaml", MINIMAL + kerberos).security().kerberos().smbPrincipal(),
                 "cifs/FQDN@REALM, resolved at start");
-        assertError(MINIMAL + kerberos + "    nfsPrincipal: nfs/h\n", 10, "no RPCSEC_GSS yet");
+        assertEquals("nfs/h@EXAMPLE.TEST", ConfigParser.parse("t.yaml", MINIMAL + kerberos + "    nfsPrincipal: nfs/h\n")
+                .security().kerberos().nfsPrincipal());
+        assertError(MINIMAL + kerberos + "    contextIdle: 0s\n", 10, "contextIdle must be positive");
+        String krb5Rule = """
+                exports:
+                  - name: data
+                    path: /srv/data
+                    clients:
+                      - {match: "*", sec: [krb5, sys]}
+                """;
+        assertEquals(java.util.List.of(io.rdmagate.gateway.spi.config.ClientRule.Sec.KRB5,
+                io.rdmagate.gateway.spi.config.ClientRule.Sec.SYS),
+                ConfigParser.parse("t.yaml", krb5Rule + kerberos).exports().get(0).clients().get(0).sec(),
+                "in the order given, which MOUNT and SECINFO offer");
+        assertEquals(java.util.List.of(io.rdmagate.gateway.spi.config.ClientRule.Sec.SYS),
+                ConfigParser.parse("t.yaml", MINIMAL).exports().get(0).clients().get(0).sec(), "sys by default");
+        assertError(krb5Rule, 1, "NFS has no Kerberos");
+        assertError(krb5Rule.replace("krb5, sys", "krb5i"), 5, "integrity or privacy");
         assertError(MINIMAL + kerberos + "    smbPrincipal: nfs/h\n", 10, "must be cifs/HOST");
         assertError(MINIMAL + kerberos + "    smbPrincipal: cifs/h\n    idmap: {alice: bob}\n", 11, "user@REALM");
         assertError(MINIMAL + kerberos + "    smbPrincipal: cifs/h\n    idmap: {\"a@R\": \"1:99999999999\"}\n", 11,

@@ -4,7 +4,6 @@ import io.rdmagate.gateway.spi.config.ClientRule;
 import io.rdmagate.nfs.ClientAccess;
 import io.rdmagate.nfs.NfsExport;
 import io.rdmagate.nfs.NfsExports;
-import io.rdmagate.oncrpc.rpc.AuthFlavor;
 import io.rdmagate.oncrpc.server.RpcCall;
 import io.rdmagate.oncrpc.server.RpcErrorException;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
@@ -32,9 +31,9 @@ final class MountMnt implements MountProcedure {
             throw RpcErrorException.procUnavailable(Mount.MNT);
         }
         int status;
-        byte[] handle = null;
+        Mounted mounted = null;
         try {
-            handle = mount(server, call, path);
+            mounted = mount(server, call, path);
             status = Mount.MNT3_OK;
         } catch (MountException e) {
             status = e.status;
@@ -42,15 +41,22 @@ final class MountMnt implements MountProcedure {
         XdrEncoder out = call.success();
         out.writeInt(status);
         if (status == Mount.MNT3_OK) {
-            out.writeOpaque(handle);
-            out.writeInt(1);
-            out.writeInt(AuthFlavor.AUTH_SYS);
+            out.writeOpaque(mounted.handle());
+            // RFC 1813 5.2.1 auth_flavors: the ones the client rule's sec= allows (RFC 2623 2.3.1)
+            out.writeInt(mounted.flavors().size());
+            for (ClientRule.Sec f : mounted.flavors()) {
+                out.writeInt(f.pseudoFlavor);
+            }
             server.table().add(MountProgram.host(call), path);
         }
         return out.finish();
     }
 
-    private static byte[] mount(MountProgram server, RpcCall call, String path) throws MountException {
+    /** A mounted path's file handle, and the flavors its client rule allows. */
+    private record Mounted(byte[] handle, java.util.List<ClientRule.Sec> flavors) {
+    }
+
+    private static Mounted mount(MountProgram server, RpcCall call, String path) throws MountException {
         NfsExports exports = server.exports();
         NfsExport export = null;
         String rest = "";
@@ -82,7 +88,7 @@ final class MountMnt implements MountProcedure {
             throw new MountException(Mount.MNT3ERR_ACCES); // as mountd answers an "illegal port"
         }
         if (rest.isEmpty()) {
-            return NfsExports.wire(export, export.fs().root());
+            return new Mounted(NfsExports.wire(export, export.fs().root()), rule.get().sec());
         }
         ClientAccess access = ClientAccess.of(rule.get(), export.config().readOnly(), call.credentials());
         try {
@@ -90,7 +96,7 @@ final class MountMnt implements MountProcedure {
             if (n.attributes().type() != FileType.DIRECTORY) {
                 throw new MountException(Mount.MNT3ERR_NOTDIR);
             }
-            return NfsExports.wire(export, n.handle());
+            return new Mounted(NfsExports.wire(export, n.handle()), rule.get().sec());
         } catch (VfsException e) {
             if (e.error() == io.rdmagate.vfs.VfsError.ACCESS || e.error() == io.rdmagate.vfs.VfsError.ESCAPE) {
                 refused(exports, call, path, "may not reach it (" + e.error() + ")");

@@ -71,6 +71,10 @@ public final class Nfs3Request {
             throw new Nfs3Exception(Nfs3Status.NFS3ERR_PERM, "client " + call.connection().peer()
                     + " called export " + export.config().name() + " from an unreserved port");
         }
+        if (!ClientAccess.flavorAllowed(rule.get(), call.credentials())) {
+            throw new Nfs3Exception(Nfs3Status.NFS3ERR_ACCES, "client " + call.connection().peer() + " used flavor "
+                    + call.credentials().flavor() + ", which export " + export.config().name() + " does not allow it");
+        }
         return ClientAccess.of(rule.get(), export.config().readOnly(), call.credentials());
     }
 

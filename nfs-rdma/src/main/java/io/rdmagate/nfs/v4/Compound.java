@@ -334,6 +334,11 @@ public final class Compound {
         if (!ClientAccess.portAllowed(server.exports(), export, rule.get(), call, "NFSv4 COMPOUND")) {
             throw new Nfs4Exception(NFS4ERR_PERM, "unreserved port");
         }
+        if (!ClientAccess.flavorAllowed(rule.get(), call.credentials())) {
+            // RFC 8881 2.6.3.1: the client asks SECINFO for the flavors the export takes
+            throw new Nfs4Exception(Nfs4.NFS4ERR_WRONGSEC, "flavor " + call.credentials().flavor()
+                    + " on export " + export.config().name());
+        }
         return ClientAccess.of(rule.get(), export.config().readOnly(), call.credentials());
     }
 

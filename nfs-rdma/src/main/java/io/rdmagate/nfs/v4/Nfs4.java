@@ -297,4 +297,5 @@ public final class Nfs4 {
     // ---- flavors (SECINFO)
     public static final int AUTH_NONE = 0;
     public static final int AUTH_SYS = 1;
+    public static final int RPCSEC_GSS = 6;
 }

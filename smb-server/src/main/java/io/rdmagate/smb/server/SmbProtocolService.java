@@ -10,7 +10,6 @@ import io.rdmagate.gateway.spi.config.KerberosConfig;
 import io.rdmagate.gateway.spi.security.KerberosAcceptor;
 import io.rdmagate.gateway.spi.security.KerberosException;
 import io.rdmagate.gateway.spi.security.KerberosIdentities;
-import io.rdmagate.gateway.spi.security.Passwd;
 import io.rdmagate.gateway.spi.config.GatewayConfig;
 import io.rdmagate.gateway.spi.config.ShareConfig;
 import io.rdmagate.gateway.spi.config.UserEntry;
@@ -71,37 +70,25 @@ public final class SmbProtocolService implements ProtocolService {
                 g.smb().durableMaxTimeout(), g.limits().maxConnections(), g.limits().maxConnectionsPerAddress(),
                 g.smb().handshakeTimeout(), g.smb().idleTimeout(),
                 Math.min(g.smb().maxHandshakeMessageSize(), maxMessage), g.limits().sendTimeout(), g.smb().multichannel(),
-                kerberos(g, users));
+                kerberos(g));
     }
 
     /**
      * Kerberos logons when security.kerberos names an SMB principal: the keytab is checked now, so
      * a missing key stops the start with its fix rather than failing every client's logon.
      */
-    private static SmbKerberos kerberos(GatewayConfig g, List<SmbUser> users) throws StartException {
+    private static SmbKerberos kerberos(GatewayConfig g) throws StartException {
         KerberosConfig k = g.security().kerberos();
         if (k == null) {
             return null;
         }
-        String principal = k.smbPrincipal() != null ? k.smbPrincipal() : "cifs/" + hostName() + "@" + k.realm();
         try {
+            String principal = k.smbPrincipal() != null ? k.smbPrincipal() : KerberosAcceptor.hostPrincipal("cifs", k.realm());
             KerberosAcceptor acceptor = KerberosAcceptor.open(k, principal);
             LOG.info("SMB Kerberos: accepting tickets for {} with the keys of {}", principal, k.keytab());
-            return new SmbKerberos(acceptor, new KerberosIdentities(k, name -> users.stream()
-                    .filter(u -> u.name().equalsIgnoreCase(name)).findFirst()
-                    .map(u -> new Passwd.Account(u.name(), u.uid(), u.gid()))));
+            return new SmbKerberos(acceptor, KerberosIdentities.withUsers(k, g.users()));
         } catch (KerberosException e) {
             throw new StartException("SMB Kerberos: " + e.getMessage(), e);
-        }
-    }
-
-    /** This host's canonical name, lower case, as clients name the gateway in cifs/FQDN. */
-    private static String hostName() throws StartException {
-        try {
-            return java.net.InetAddress.getLocalHost().getCanonicalHostName().toLowerCase(java.util.Locale.ROOT);
-        } catch (java.net.UnknownHostException e) {
-            throw new StartException("SMB Kerberos: this host's name does not resolve (" + e.getMessage()
-                    + "); set security.kerberos.smbPrincipal to cifs/FQDN@REALM");
         }
     }
 

@@ -22,14 +22,15 @@ public final class OpSecinfo extends Nfs4Op {
     @Override
     public void run(Compound c) throws Nfs4Exception, XdrException, VfsException {
         String name = Names4.read(c.in());
-        switch (c.current()) {
-            case Fh4.Pseudo p -> OpLookup.child(c, p.node(), name);
+        io.rdmagate.nfs.NfsExport export = switch (c.current()) {
+            case Fh4.Pseudo p -> OpLookup.child(c, p.node(), name) instanceof Fh4.File f ? f.target().export() : null;
             case Fh4.File f -> {
                 Target dir = f.target();
                 dir.fs().lookup(c.reader(dir), dir.handle(), name);
+                yield dir.export();
             }
-        }
-        Secinfos.write(c.out());
+        };
+        Secinfos.write(c, export);
         c.current(null);
     }
 }

@@ -22,8 +22,7 @@ public final class OpSecinfoNoName extends Nfs4Op {
         if (style != 0 && style != 1) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "secinfo style " + style);
         }
-        c.current();
-        Secinfos.write(c.out());
+        Secinfos.write(c, c.current() instanceof io.rdmagate.nfs.v4.Fh4.File f ? f.target().export() : null);
         c.current(null);
     }
 }
