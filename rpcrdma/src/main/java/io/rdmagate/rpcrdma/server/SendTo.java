@@ -49,7 +49,7 @@ final class SendTo {
     private final class ReplyContext implements ServerConnection.WorkContext {
         XdrMessage reply;
         int sendBuffer = -1;
-        IoMemory staging;
+        final List<IoMemory> staging = new ArrayList<>(2);
         MemoryRegion temporary;
 
         @Override
@@ -67,10 +67,8 @@ final class SendTo {
                 reply.release();
                 reply = null;
             }
-            if (staging != null) {
-                staging.release();
-                staging = null;
-            }
+            staging.forEach(IoMemory::release);
+            staging.clear();
             if (temporary != null) {
                 temporary.close();
                 temporary = null;
@@ -179,27 +177,34 @@ final class SendTo {
             error(call.xid(), RpcRdma.ERR_CHUNK);
             return;
         }
-        int headLength = head.readableBytes();
-        ctx.staging = conn.account.lease(Math.max(1, headLength + tailLength));
-        MemorySegment st = ctx.staging.segment();
-        copy(head, head.readerIndex(), headLength, st, 0);
-        copy(tail, tailFrom, tailLength, st, headLength);
-        MemoryRegion stMr = (MemoryRegion) ctx.staging.registration();
         List<Sge> source = new ArrayList<>(3);
-        if (headLength > 0) {
-            source.add(new Sge(st.address(), headLength, stMr.lkey()));
-        }
+        stage(head, head.readerIndex(), head.readableBytes(), ctx, source);
         if (!moved && payloadSge != null) {
             source.add(payloadSge);
         }
-        if (tailLength > 0) {
-            source.add(new Sge(st.address() + headLength, tailLength, stMr.lkey()));
-        }
+        stage(tail, tailFrom, tailLength, ctx, source);
         scatter(source, call, -1, chain);
         int n = HeaderEncoder.reply(sb, 0, call.xid(), credits, RpcRdma.RDMA_NOMSG, call, writeChunk, payloadLength,
                 inlineLength);
         chain.add(sendWr(inv, List.of(new Sge(sbAddress, n, conn.sendLkey(ctx.sendBuffer)))));
         conn.postChain(chain, ctx);
+    }
+
+    /**
+     * Copies {@code length} bytes of {@code from} into registered pool buffers for RDMA Writes, as
+     * many as it takes when they exceed the largest buffer (a reply protected by RPCSEC_GSS
+     * integrity or privacy carries its whole body, payload included, in its head), adding their SGEs.
+     */
+    private void stage(ByteBuf from, int index, int length, ReplyContext ctx, List<Sge> out) throws VfsException {
+        int max = conn.account.maxBufferBytes();
+        for (int off = 0; off < length; ) {
+            int n = Math.min(max, length - off);
+            IoMemory m = conn.account.lease(n);
+            ctx.staging.add(m);
+            copy(from, index + off, n, m.segment(), 0);
+            out.add(new Sge(m.segment().address(), n, ((MemoryRegion) m.registration()).lkey()));
+            off += n;
+        }
     }
 
     private SendWr sendWr(int invalidateRkey, List<Sge> sges) {

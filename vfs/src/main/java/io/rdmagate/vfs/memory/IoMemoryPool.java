@@ -244,6 +244,11 @@ public final class IoMemoryPool implements AutoCloseable {
             return IoMemoryPool.this.lease(this, size, 0);
         }
 
+        /** The largest buffer one lease may be (the pool's maxBufferBytes). */
+        public int maxBufferBytes() {
+            return limits.maxBufferBytes();
+        }
+
         /** Bytes this account holds now. */
         public long leasedBytes() {
             lock.lock();
