@@ -217,35 +217,40 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
             return this;
         }
 
+        /** Attempts a job whose gateway JVM the emulator crashed gets in all ({@link #run}). */
+        static final int EMULATOR_CRASH_ATTEMPTS = 3;
+
         /**
          * Boots the guest and runs the job. A job whose gateway ran in the guest and whose JVM
          * crashed there in code of the JDK or the VM (qemu's TCG now and then faults JIT-compiled
-         * code: a SIGSEGV at a different place each time) runs once more, its first attempt kept in
-         * {@code crashed-1/} beside it; a crash in rdmagate's own code, or a second crash, stands.
+         * code: a SIGSEGV at a different place each time, twice in a row in one CI run) runs again,
+         * up to {@link #EMULATOR_CRASH_ATTEMPTS} attempts in all, each crashed attempt kept in
+         * {@code crashed-N/} beside it; a crash in rdmagate's own code, or the last attempt's, stands.
          */
         public GuestRun run() {
-            GuestRun first = runOnce();
-            String crash = gateway && first.exitCode() != 0 ? emulatorCrash(dir) : null;
-            if (crash == null) {
-                return first;
-            }
-            System.out.printf("interop: %s/%s: the gateway's JVM crashed in the guest (%s); running the job once more%n",
-                    testName, name, crash);
-            try {
-                Path kept = Files.createDirectories(dir.resolve("crashed-1"));
-                try (Stream<Path> s = Files.list(dir)) {
-                    for (Path p : s.toList()) {
-                        String f = p.getFileName().toString();
-                        if (f.equals("output.log") || f.equals("console.log") || f.equals("host.log")
-                                || f.startsWith("hs_err_pid") || f.startsWith("rdmagate-")) {
-                            Files.move(p, kept.resolve(f));
+            for (int attempt = 1; ; attempt++) {
+                GuestRun run = runOnce();
+                String crash = gateway && run.exitCode() != 0 ? emulatorCrash(dir) : null;
+                if (crash == null || attempt == EMULATOR_CRASH_ATTEMPTS) {
+                    return run;
+                }
+                System.out.printf("interop: %s/%s: the gateway's JVM crashed in the guest (%s); running the job again"
+                        + " (attempt %d of %d)%n", testName, name, crash, attempt + 1, EMULATOR_CRASH_ATTEMPTS);
+                try {
+                    Path kept = Files.createDirectories(dir.resolve("crashed-" + attempt));
+                    try (Stream<Path> s = Files.list(dir)) {
+                        for (Path p : s.toList()) {
+                            String f = p.getFileName().toString();
+                            if (f.equals("output.log") || f.equals("console.log") || f.equals("host.log")
+                                    || f.startsWith("hs_err_pid") || f.startsWith("rdmagate-")) {
+                                Files.move(p, kept.resolve(f));
+                            }
                         }
                     }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
             }
-            return runOnce();
         }
 
         /**
