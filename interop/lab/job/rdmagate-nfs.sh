@@ -6,8 +6,8 @@
 # (forwarded to rdmagate's embedded rpcbind) and reaches NLM_PORT through its own forward;
 # mount.nfs wants the guest's own rpcbind and statd running for that. The workload's lock
 # checks never block on a held lock, so no GRANTED callback into the guest is needed.
-# Kerberos (workloads/nfs-krb5.sh): rpc.gssd with the keytab the host made, sec=krb5 over TCP
-# (NFSv3 and NFSv4.2) and over RDMA, the KDC reached through the forward of port 88.
+# Kerberos (workloads/nfs-krb5.sh): rpc.gssd with the keytab the host made, sec=krb5, krb5i and
+# krb5p over TCP (NFSv3 and NFSv4.2) and over RDMA, the KDC reached through the forward of port 88.
 set -uo pipefail
 . /job/lib.sh
 [ -f /job/env ] && . /job/env
@@ -21,7 +21,9 @@ check statd bash -c "rpcbind -w && rpc.statd --no-notify" || rc=1
 opts=vers=3,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v3-tcp 10.0.2.100:/data "$opts,proto=tcp" || rc=1
 timeout 300 /job/workloads/nfs-krb5.sh rdmagate-krb5-v3-tcp gw.example.test:/data "$opts,proto=tcp" || rc=1
+timeout 300 /job/workloads/nfs-krb5.sh rdmagate-krb5i-v3-tcp gw.example.test:/data "$opts,proto=tcp" krb5i || rc=1
 timeout 300 /job/workloads/nfs-krb5.sh rdmagate-krb5-v42-tcp gw.example.test:/data "vers=4.2,port=$NFS_PORT" || rc=1
+timeout 300 /job/workloads/nfs-krb5.sh rdmagate-krb5p-v42-tcp gw.example.test:/data "vers=4.2,port=$NFS_PORT" krb5p || rc=1
 
 check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" || rc=1
 opts=vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp
@@ -29,6 +31,8 @@ WORKLOAD_BIG_MIB=${RDMA_BIG_MIB:-$WORKLOAD_BIG_MIB} timeout 1500 \
     /job/workloads/nfs-workload.sh rdmagate-v3-rdma 10.0.2.100:/data "$opts" || rc=1
 timeout 900 /job/workloads/rdma-chunks.sh rdmagate-v3-rdma-chunks 10.0.2.100:/data "$opts" || rc=1
 timeout 300 /job/workloads/nfs-krb5.sh rdmagate-krb5-v3-rdma gw.example.test:/data "$opts" || rc=1
+timeout 300 /job/workloads/nfs-krb5.sh rdmagate-krb5i-v3-rdma gw.example.test:/data "$opts" krb5i || rc=1
+timeout 300 /job/workloads/nfs-krb5.sh rdmagate-krb5p-v3-rdma gw.example.test:/data "$opts" krb5p || rc=1
 
 # what a user types: -o rdma and the port, no version: the client mounts NFSv4.2, which the gateway
 # serves beside NFSv3 and NFSv4.1 by default

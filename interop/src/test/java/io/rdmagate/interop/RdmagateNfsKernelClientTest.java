@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the flock and fcntl checks go through rdmagate's NLM, found through its embedded rpcbind.
  * With Kerberos (a real MIT KDC on the host, reached by the guest through a forward of port 88):
  * rpc.gssd in the guest gets tickets with the guest's machine keytab and the client mounts with
- * sec=krb5 (RPCSEC_GSS) over TCP and RDMA, NFSv3 and NFSv4.2, writing as the identity the machine
- * principal maps to.
+ * sec=krb5, krb5i and krb5p (RPCSEC_GSS) over TCP and RDMA, NFSv3 and NFSv4.2, writing as the
+ * identity the machine principal maps to.
  */
 @Tag("interop")
 class RdmagateNfsKernelClientTest {
@@ -35,8 +35,9 @@ class RdmagateNfsKernelClientTest {
     /** The guest's machine principal, whose key the guest's keytab holds (rpc.gssd uses it for root). */
     private static final String MACHINE = "host/client.example.test";
     private static final int KRB5_UID = 4244;
-    private static final List<String> KRB5_LABELS = List.of("rdmagate-krb5-v3-tcp", "rdmagate-krb5-v42-tcp",
-            "rdmagate-krb5-v3-rdma");
+    private static final List<String> KRB5_LABELS = List.of("rdmagate-krb5-v3-tcp", "rdmagate-krb5i-v3-tcp",
+            "rdmagate-krb5-v42-tcp", "rdmagate-krb5p-v42-tcp", "rdmagate-krb5-v3-rdma", "rdmagate-krb5i-v3-rdma",
+            "rdmagate-krb5p-v3-rdma");
 
     @RegisterExtension
     final GuestLab lab = new GuestLab();
@@ -71,14 +72,14 @@ class RdmagateNfsKernelClientTest {
                     nfsPrincipal: nfs/%s
                     idmap: {"%s@%s": "%d:%d"}
                 """.formatted(keytab, MitKdc.REALM, kdc.krb5Conf(), KRB5_HOST, MACHINE, MitKdc.REALM, KRB5_UID, KRB5_UID);
-        String clients = "[{match: \"*\", rootSquash: false, sec: [sys, krb5]}]";
+        String clients = "[{match: \"*\", rootSquash: false, sec: [sys, krb5, krb5i, krb5p]}]";
         try (kdc; HostGateway gateway = HostGateway.startWithClients(dir, clients, security, transports)) {
             Path krb5Dir = Files.createDirectories(dir.resolve("export").resolve("krb5"));
             Files.setPosixFilePermissions(krb5Dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
             List<String> expected = new ArrayList<>(List.of("nic-up", "statd", "siw-nic", "rdma-no-version",
                     "kernel-clean"));
             for (String label : KRB5_LABELS) {
-                for (String c : List.of("mount", "sec-krb5", "io", "unmount")) {
+                for (String c : List.of("mount", "sec", "io", "unmount")) {
                     expected.add(label + "/" + c);
                 }
             }

@@ -46,11 +46,15 @@ public record ClientAccess(Caller caller, boolean writable) {
 
     /**
      * Whether {@code rule}'s sec= lets a call with {@code credentials} in: AUTH_SYS and AUTH_NONE
-     * under sys, a verified RPCSEC_GSS principal under krb5.
+     * under sys, a verified RPCSEC_GSS principal under krb5, krb5i or krb5p by its service.
      */
     public static boolean flavorAllowed(ClientRule rule, Credentials credentials) {
-        return rule.sec().contains(credentials instanceof io.rdmagate.oncrpc.rpc.GssPrincipal ? ClientRule.Sec.KRB5
-                : ClientRule.Sec.SYS);
+        ClientRule.Sec sec = credentials instanceof io.rdmagate.oncrpc.rpc.GssPrincipal g ? switch (g.service()) {
+            case io.rdmagate.oncrpc.rpc.RpcGssCred.SERVICE_INTEGRITY -> ClientRule.Sec.KRB5I;
+            case io.rdmagate.oncrpc.rpc.RpcGssCred.SERVICE_PRIVACY -> ClientRule.Sec.KRB5P;
+            default -> ClientRule.Sec.KRB5;
+        } : ClientRule.Sec.SYS;
+        return rule.sec().contains(sec);
     }
 
     /** The words of a log line for a call {@link #portAllowed} refused. */

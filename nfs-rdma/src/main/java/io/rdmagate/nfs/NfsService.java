@@ -122,7 +122,7 @@ public final class NfsService implements ProtocolService {
     private static io.rdmagate.oncrpc.gss.RpcSecGss gss(GatewayContext context) throws StartException {
         var config = context.config();
         boolean wanted = config.exports().stream().flatMap(e -> e.clients().stream())
-                .anyMatch(r -> r.sec().contains(ClientRule.Sec.KRB5));
+                .anyMatch(r -> r.sec().stream().anyMatch(ClientRule.Sec::kerberos));
         KerberosConfig k = config.security().kerberos();
         if (!wanted || k == null) {
             return null;

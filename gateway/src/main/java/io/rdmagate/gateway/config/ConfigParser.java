@@ -111,8 +111,8 @@ public final class ConfigParser {
             if (security.kerberos() == null) {
                 for (ExportConfig e : exports) {
                     for (ClientRule r : e.clients()) {
-                        if (r.sec().contains(ClientRule.Sec.KRB5)) {
-                            throw top.error(top.lineOf("exports"), "export '" + e.name() + "' allows sec krb5, but"
+                        if (r.sec().stream().anyMatch(ClientRule.Sec::kerberos)) {
+                            throw top.error(top.lineOf("exports"), "export '" + e.name() + "' allows Kerberos, but"
                                     + " security.kerberos is not set: NFS has no Kerberos");
                         }
                     }
@@ -227,9 +227,10 @@ public final class ConfigParser {
                     ClientRule.Sec f = switch (v) {
                         case "sys" -> ClientRule.Sec.SYS;
                         case "krb5" -> ClientRule.Sec.KRB5;
-                        case "krb5i", "krb5p" -> throw m.error(secLine, "sec " + v + ": this build has RPCSEC_GSS"
-                                + " authentication (krb5) only, not integrity or privacy");
-                        default -> throw m.error(secLine, "a client rule's sec may hold sys and krb5, found '" + v + "'");
+                        case "krb5i" -> ClientRule.Sec.KRB5I;
+                        case "krb5p" -> ClientRule.Sec.KRB5P;
+                        default -> throw m.error(secLine, "a client rule's sec may hold sys, krb5, krb5i and krb5p,"
+                                + " found '" + v + "'");
                     };
                     if (!sec.contains(f)) {
                         sec.add(f);

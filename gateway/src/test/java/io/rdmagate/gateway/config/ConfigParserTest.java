@@ -286,7 +286,11 @@ class ConfigParserTest {
         assertEquals(java.util.List.of(io.rdmagate.gateway.spi.config.ClientRule.Sec.SYS),
                 ConfigParser.parse("t.yaml", MINIMAL).exports().get(0).clients().get(0).sec(), "sys by default");
         assertError(krb5Rule, 1, "NFS has no Kerberos");
-        assertError(krb5Rule.replace("krb5, sys", "krb5i"), 5, "integrity or privacy");
+        assertEquals(java.util.List.of(io.rdmagate.gateway.spi.config.ClientRule.Sec.KRB5I,
+                io.rdmagate.gateway.spi.config.ClientRule.Sec.KRB5P),
+                ConfigParser.parse("t.yaml", krb5Rule.replace("krb5, sys", "krb5i, krb5p") + kerberos).exports().get(0)
+                        .clients().get(0).sec());
+        assertError(krb5Rule.replace("krb5, sys", "krb5x"), 5, "sys, krb5, krb5i and krb5p");
         assertError(MINIMAL + kerberos + "    smbPrincipal: nfs/h\n", 10, "must be cifs/HOST");
         assertError(MINIMAL + kerberos + "    smbPrincipal: cifs/h\n    idmap: {alice: bob}\n", 11, "user@REALM");
         assertError(MINIMAL + kerberos + "    smbPrincipal: cifs/h\n    idmap: {\"a@R\": \"1:99999999999\"}\n", 11,

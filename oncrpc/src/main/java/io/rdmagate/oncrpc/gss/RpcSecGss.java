@@ -37,9 +37,12 @@ import org.slf4j.LoggerFactory;
  * the credential (§5.3.1, else RPCSEC_GSS_CREDPROBLEM); an unknown, expired or used-up context is
  * RPCSEC_GSS_CTXPROBLEM (the client makes a new one); a sequence number already seen or below the
  * window is dropped unanswered (§5.3.3.1); the reply's verifier is the MIC of the sequence number
- * (§5.3.3.2). DESTROY ends a context. Integrity and privacy (krb5i, krb5p) are refused as not
- * offered. Contexts are bounded in number (the least recently used goes first) and expire with
- * their ticket or after {@code idle} unused.
+ * (§5.3.3.2). DESTROY ends a context. With integrity (krb5i) the arguments arrive as
+ * rpc_gss_integ_data, the sequence number and arguments under a MIC, and successful results go
+ * back the same way (§5.3.2.2); with privacy (krb5p) both are wrapped, encrypted (§5.3.2.3). A body
+ * whose MIC or wrapping does not verify, or whose sequence number is not the credential's, is
+ * GARBAGE_ARGS (as knfsd answers). Contexts are bounded in number (the least recently used goes
+ * first) and expire with their ticket or after {@code idle} unused.
  */
 public final class RpcSecGss {
     private static final Logger LOG = LoggerFactory.getLogger(RpcSecGss.class);
@@ -48,6 +51,8 @@ public final class RpcSecGss {
     private static final int GSS_S_COMPLETE = 0;
     private static final int GSS_S_CONTINUE_NEEDED = 1;
     private static final int GSS_S_FAILURE = 13 << 16;
+    /** The longest checksum token taken: a Kerberos MIC is 28 to 44 bytes. */
+    private static final int MAX_TOKEN = 1024;
     /** Who a principal that maps to no account acts as: null, so the export's anonymous ids apply. */
     private static final AuthSys UNMAPPED = null;
 
@@ -81,10 +86,83 @@ public final class RpcSecGss {
     }
 
     /**
-     * A checked call: the credential the program sees and the MIC of the sequence number its
-     * reply's verifier carries.
+     * A checked call: the credential the program sees, the MIC of the sequence number its reply's
+     * verifier carries, and what {@link #arguments} and {@link #reply} need.
      */
-    public record Verified(CallHeader header, byte[] replyVerifier) {
+    public record Verified(CallHeader header, byte[] replyVerifier, Context context, int seqNum, int service) {
+    }
+
+    /**
+     * The procedure's arguments: {@code record} itself under service none; the arguments inside
+     * rpc_gss_integ_data (their MIC checked) or rpc_gss_priv_data (unwrapped), after the
+     * sequence number, which must be the credential's (RFC 2203 §5.3.2.2, §5.3.2.3).
+     */
+    public ByteBuf arguments(Verified v, ByteBuf record) throws XdrException {
+        if (v.service() == RpcGssCred.SERVICE_NONE) {
+            return record;
+        }
+        XdrDecoder x = new XdrDecoder(record);
+        Context ctx = v.context();
+        byte[] body;
+        if (v.service() == RpcGssCred.SERVICE_INTEGRITY) {
+            body = x.readOpaque(record.readableBytes());
+            byte[] checksum = x.readOpaque(MAX_TOKEN);
+            synchronized (ctx) {
+                if (!ctx.exchange.verifyMic(body, checksum)) {
+                    throw new XdrException("rpc_gss_integ_data: the checksum does not verify");
+                }
+            }
+        } else {
+            byte[] token = x.readOpaque(record.readableBytes());
+            try {
+                synchronized (ctx) {
+                    body = ctx.exchange.unwrap(token, true);
+                }
+            } catch (KerberosException e) {
+                throw new XdrException("rpc_gss_priv_data: " + e.getMessage());
+            }
+        }
+        if (body.length < 4 || java.nio.ByteBuffer.wrap(body).getInt() != v.seqNum()) {
+            throw new XdrException("the body's sequence number is not the credential's " + Integer.toUnsignedString(v.seqNum()));
+        }
+        return Unpooled.wrappedBuffer(body, 4, body.length - 4);
+    }
+
+    /**
+     * The reply as sent: {@code m} itself under service none, or for a reply with results (accept
+     * state SUCCESS), the sequence number and the results under a MIC (integrity) or wrapped and
+     * encrypted (privacy), the payload copied in. Other replies go as they are (§5.3.3.4).
+     */
+    public XdrMessage reply(Verified v, XdrMessage m, ByteBufAllocator alloc) throws KerberosException {
+        if (m == null || v.service() == RpcGssCred.SERVICE_NONE) {
+            return m;
+        }
+        byte[] all = m.toBytes();
+        m.release();
+        int headerLength = 24 + v.replyVerifier().length + (-v.replyVerifier().length & 3);
+        if (all.length < headerLength || java.nio.ByteBuffer.wrap(all).getInt(headerLength - 4) != Rpc.SUCCESS) {
+            return new XdrMessage(Unpooled.wrappedBuffer(all), null, -1, Unpooled.EMPTY_BUFFER);
+        }
+        byte[] body = new byte[4 + all.length - headerLength];
+        java.nio.ByteBuffer.wrap(body).putInt(v.seqNum());
+        System.arraycopy(all, headerLength, body, 4, all.length - headerLength);
+        Context ctx = v.context();
+        ByteBuf out;
+        synchronized (ctx) {
+            if (v.service() == RpcGssCred.SERVICE_INTEGRITY) {
+                byte[] mic = ctx.exchange.mic(body);
+                out = alloc.buffer(headerLength + body.length + mic.length + 16);
+                out.writeBytes(all, 0, headerLength);
+                opaque(out, body);
+                opaque(out, mic);
+            } else {
+                byte[] wrapped = ctx.exchange.wrap(body, true);
+                out = alloc.buffer(headerLength + wrapped.length + 8);
+                out.writeBytes(all, 0, headerLength);
+                opaque(out, wrapped);
+            }
+        }
+        return new XdrMessage(out, null, -1, Unpooled.EMPTY_BUFFER);
     }
 
     /**
@@ -201,13 +279,10 @@ public final class RpcSecGss {
                 throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CTXPROBLEM, e.getMessage());
             }
         }
-        if (cred.gssProc() != RpcGssCred.DESTROY && cred.service() != RpcGssCred.SERVICE_NONE) {
-            throw RpcRejectedException.authError(AuthStat.AUTH_REJECTEDCRED, "RPCSEC_GSS service " + cred.service()
-                    + " (integrity, privacy) is not offered; use sec=krb5");
-        }
         CallHeader checked = new CallHeader(h.xid(), h.program(), h.version(), h.procedure(),
                 new GssPrincipal(ctx.principal, cred.service(), ctx.identity), h.verifierFlavor());
-        return new Verified(checked, mic);
+        return new Verified(checked, mic, ctx, cred.seqNum(), cred.gssProc() == RpcGssCred.DESTROY
+                ? RpcGssCred.SERVICE_NONE : cred.service());
     }
 
     /** Ends the context of {@code cred} after its DESTROY was answered, forgetting its keys. */
@@ -265,7 +340,8 @@ public final class RpcSecGss {
         }
     }
 
-    private static final class Context {
+    /** One context: its GSS exchange, its window, the principal and the identity it maps to. */
+    static final class Context {
         final KerberosAcceptor.Exchange exchange;
         final SequenceWindow window = new SequenceWindow(SEQ_WINDOW);
         volatile long lastUsed = System.nanoTime();

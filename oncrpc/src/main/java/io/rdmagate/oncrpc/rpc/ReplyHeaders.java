@@ -40,6 +40,28 @@ public final class ReplyHeaders {
         return out;
     }
 
+    /**
+     * {@code reply} (a whole reply, as bytes) with the verifier of an accepted reply replaced by an
+     * RPCSEC_GSS one holding {@code gssVerifier}; a denied reply is returned as it is.
+     */
+    public static byte[] withVerifier(byte[] reply, byte[] gssVerifier) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(reply);
+        if (reply.length < 24 || b.getInt(8) != Rpc.MSG_ACCEPTED) {
+            return reply;
+        }
+        int old = b.getInt(16);
+        int rest = 20 + old + (-old & 3);
+        if (old < 0 || rest > reply.length) {
+            return reply;
+        }
+        int padded = gssVerifier.length + (-gssVerifier.length & 3);
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(20 + padded + reply.length - rest);
+        out.put(reply, 0, 12).putInt(AuthFlavor.RPCSEC_GSS).putInt(gssVerifier.length).put(gssVerifier);
+        out.position(20 + padded);
+        out.put(reply, rest, reply.length - rest);
+        return out.array();
+    }
+
     /** MSG_ACCEPTED PROG_MISMATCH with the lowest and highest version supported. */
     public static ByteBuf progMismatch(ByteBuf out, int xid, int low, int high) {
         accepted(out, xid, Rpc.PROG_MISMATCH);

@@ -139,7 +139,7 @@ public final class RpcDispatcher {
             return reply;
         }
         RpcProgram p = programs.get(h.program());
-        byte[] verifier = null;
+        GssCall gssCall = null;
         if (p != null && h.credentials() instanceof RpcGssCred g) {
             var sec = gss;
             try {
@@ -163,7 +163,7 @@ public final class RpcDispatcher {
                     return reply;
                 }
                 h = checked.header();
-                verifier = checked.replyVerifier();
+                gssCall = new GssCall(sec, checked);
             } catch (RpcRejectedException e) {
                 LOG.debug("{}: RPCSEC_GSS call from {} denied: {}", connection.transport(), connection.peer(), e.getMessage());
                 reply = denied(xid, e);
@@ -171,18 +171,22 @@ public final class RpcDispatcher {
                 return reply;
             }
         }
-        reply = p == null ? accepted(xid, Rpc.PROG_UNAVAIL) : call(p, h, record, connection, verifier);
+        reply = p == null ? accepted(xid, Rpc.PROG_UNAVAIL) : call(p, h, record, connection, gssCall);
         observer.completed(connection, p, h, bytes, reply, start);
         return reply;
     }
 
-    private XdrMessage call(RpcProgram p, CallHeader h, ByteBuf record, Connection connection, byte[] verifier) {
+    /** A call checked under RPCSEC_GSS: whose arguments and results its service unwraps and wraps. */
+    private record GssCall(io.rdmagate.oncrpc.gss.RpcSecGss sec, io.rdmagate.oncrpc.gss.RpcSecGss.Verified verified) {
+    }
+
+    private XdrMessage call(RpcProgram p, CallHeader h, ByteBuf record, Connection connection, GssCall gss) {
         int xid = h.xid();
         if (h.version() < p.lowVersion() || h.version() > p.highVersion()) {
             return message(ReplyHeaders.progMismatch(alloc.buffer(32), xid, p.lowVersion(), p.highVersion()));
         }
         if (drc == null || !p.isNonIdempotent(h.version(), h.procedure())) {
-            return run(p, h, record, connection, verifier);
+            return protect(p, h, gss, run(p, h, record, connection, gss));
         }
         DuplicateRequestCache.Key key = drc.key(connection.peer(), xid, h.program(), h.version(), h.procedure(), record);
         DuplicateRequestCache.Lookup hit = drc.begin(key);
@@ -191,24 +195,42 @@ public final class RpcDispatcher {
                 return null;
             }
             case DONE -> {
-                return new XdrMessage(Unpooled.wrappedBuffer(hit.reply()), null, -1, Unpooled.EMPTY_BUFFER);
+                // the cache keeps replies as the program made them: an RPCSEC_GSS retransmission has a
+                // new sequence number, so its verifier and protection are made for it now, as knfsd does
+                byte[] cached = gss == null ? hit.reply() : ReplyHeaders.withVerifier(hit.reply(), gss.verified().replyVerifier());
+                return protect(p, h, gss, new XdrMessage(Unpooled.wrappedBuffer(cached), null, -1, Unpooled.EMPTY_BUFFER));
             }
             default -> {
                 XdrMessage reply = null;
                 try {
-                    reply = run(p, h, record, connection, verifier);
-                    return reply;
+                    reply = run(p, h, record, connection, gss);
                 } finally {
                     drc.complete(key, reply);
                 }
+                return protect(p, h, gss, reply);
             }
         }
     }
 
-    private XdrMessage run(RpcProgram p, CallHeader h, ByteBuf record, Connection connection, byte[] verifier) {
-        int xid = h.xid();
+    /** The reply under the call's RPCSEC_GSS service (integrity, privacy); as it is otherwise. */
+    private XdrMessage protect(RpcProgram p, CallHeader h, GssCall gss, XdrMessage reply) {
+        if (gss == null || reply == null) {
+            return reply;
+        }
         try {
-            return p.handle(new RpcCall(h, record, connection, alloc, verifier));
+            return gss.sec().reply(gss.verified(), reply, alloc);
+        } catch (io.rdmagate.gateway.spi.security.KerberosException e) {
+            LOG.warn("{} v{} proc {}: cannot protect the reply: {}", p.name(), h.version(), h.procedure(), e.getMessage());
+            return message(ReplyHeaders.accepted(alloc.buffer(64), h.xid(), Rpc.SYSTEM_ERR, gss.verified().replyVerifier()));
+        }
+    }
+
+    private XdrMessage run(RpcProgram p, CallHeader h, ByteBuf record, Connection connection, GssCall gss) {
+        int xid = h.xid();
+        byte[] verifier = gss == null ? null : gss.verified().replyVerifier();
+        try {
+            ByteBuf args = gss == null ? record : gss.sec().arguments(gss.verified(), record);
+            return p.handle(new RpcCall(h, args, connection, alloc, verifier));
         } catch (XdrException e) {
             LOG.debug("{} v{} proc {}: garbage arguments from {}: {}", p.name(), h.version(), h.procedure(),
                     connection.peer(), e.getMessage());

@@ -11,8 +11,9 @@ package io.rdmagate.gateway.spi.config;
  *                   client host could claim any uid. Calls over RPC-over-RDMA count as secure,
  *                   as svcrdma counts them. {@code false} is exports(5) {@code insecure}.
  * @param sec        exports(5) {@code sec=}: the security flavors the clients may use, in the
- *                   order MOUNT and SECINFO offer them: {@code sys} (AUTH_SYS, and AUTH_NONE) and
- *                   {@code krb5} (RPCSEC_GSS with Kerberos, authentication); [sys] by default
+ *                   order MOUNT and SECINFO offer them: {@code sys} (AUTH_SYS, and AUTH_NONE),
+ *                   {@code krb5} (RPCSEC_GSS with Kerberos: authentication), {@code krb5i}
+ *                   (and integrity) and {@code krb5p} (and privacy); [sys] by default
  */
 public record ClientRule(AddressMatch match, Access access, boolean rootSquash, boolean allSquash, int anonUid,
         int anonGid, boolean secure, java.util.List<Sec> sec) {
@@ -20,7 +21,12 @@ public record ClientRule(AddressMatch match, Access access, boolean rootSquash, 
 
     /** A security flavor of exports(5) sec=, with its RPC auth flavor number (RFC 2623 2.2.1). */
     public enum Sec {
-        SYS(1), KRB5(390003);
+        SYS(1), KRB5(390003), KRB5I(390004), KRB5P(390005);
+
+        /** Whether this is one of the Kerberos flavors (RPCSEC_GSS). */
+        public boolean kerberos() {
+            return this != SYS;
+        }
 
         public final int pseudoFlavor;
 

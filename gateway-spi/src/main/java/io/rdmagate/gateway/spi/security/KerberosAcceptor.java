@@ -184,6 +184,32 @@ public final class KerberosAcceptor {
             }
         }
 
+        /** GSS_Wrap (RFC 2743 2.3.3) of {@code data}, encrypted when {@code confidential}. */
+        public byte[] wrap(byte[] data, boolean confidential) throws KerberosException {
+            try {
+                return context.wrap(data, 0, data.length, new MessageProp(0, confidential));
+            } catch (GSSException e) {
+                throw new KerberosException("cannot wrap: " + e.getMessage(), e);
+            }
+        }
+
+        /**
+         * GSS_Unwrap (RFC 2743 2.3.4) of the client's {@code token}; refused when it does not verify
+         * or, with {@code confidential}, was not encrypted.
+         */
+        public byte[] unwrap(byte[] token, boolean confidential) throws KerberosException {
+            try {
+                MessageProp p = new MessageProp(0, confidential);
+                byte[] data = context.unwrap(token, 0, token.length, p);
+                if (confidential && !p.getPrivacy()) {
+                    throw new KerberosException("a token that should be encrypted is not");
+                }
+                return data;
+            } catch (GSSException e) {
+                throw new KerberosException("cannot unwrap: " + e.getMessage(), e);
+            }
+        }
+
         /** Seconds the context stays valid (the ticket's end), as the established context says. */
         public int lifetimeSeconds() {
             return context.getLifetime();

@@ -13,13 +13,12 @@ import java.util.Set;
 /**
  * SECINFO4resok (RFC 8881 §18.29.2): the flavors the client rule of the object's export allows
  * this client (exports(5) sec=), in its order; in the pseudo-filesystem, those of every export
- * the client may see. krb5 is RPCSEC_GSS with the Kerberos V5 OID, QOP 0 and no integrity or
- * privacy (rpc_gss_svc_none), as knfsd writes it.
+ * the client may see. krb5, krb5i and krb5p are RPCSEC_GSS with the Kerberos V5 OID, QOP 0 and
+ * the service rpc_gss_svc_none, _integrity or _privacy, as knfsd writes them.
  */
 final class Secinfos {
     /** 1.2.840.113554.1.2.2, the contents of its DER encoding, as sec_oid4 carries it. */
     private static final byte[] KRB5_OID = {0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x12, 0x01, 0x02, 0x02};
-    private static final int RPC_GSS_SVC_NONE = 1;
 
     private Secinfos() {
     }
@@ -37,11 +36,15 @@ final class Secinfos {
         XdrEncoder out = c.out();
         out.writeInt(flavors.size());
         for (ClientRule.Sec f : flavors) {
-            if (f == ClientRule.Sec.KRB5) {
+            if (f.kerberos()) {
                 out.writeInt(RPCSEC_GSS);
                 out.writeOpaque(KRB5_OID);
                 out.writeInt(0); // qop4
-                out.writeInt(RPC_GSS_SVC_NONE);
+                out.writeInt(switch (f) { // rpc_gss_svc_t (RFC 2203 5)
+                    case KRB5I -> io.rdmagate.oncrpc.rpc.RpcGssCred.SERVICE_INTEGRITY;
+                    case KRB5P -> io.rdmagate.oncrpc.rpc.RpcGssCred.SERVICE_PRIVACY;
+                    default -> io.rdmagate.oncrpc.rpc.RpcGssCred.SERVICE_NONE;
+                });
             } else {
                 out.writeInt(AUTH_SYS);
             }
