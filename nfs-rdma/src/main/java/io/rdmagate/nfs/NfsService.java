@@ -128,9 +128,9 @@ public final class NfsService implements ProtocolService {
             return null;
         }
         try {
-            String principal = k.nfsPrincipal() != null ? k.nfsPrincipal() : KerberosAcceptor.hostPrincipal("nfs", k.realm());
-            KerberosAcceptor acceptor = KerberosAcceptor.open(k, principal);
-            LOG.info("NFS Kerberos (RPCSEC_GSS): accepting tickets for {} with the keys of {}", principal, k.keytab());
+            KerberosAcceptor acceptor = KerberosAcceptor.forService(k, "nfs", k.nfsPrincipal());
+            LOG.info("NFS Kerberos (RPCSEC_GSS): accepting tickets for {} with the keys of {}", acceptor.principal(),
+                    k.keytab());
             return new io.rdmagate.oncrpc.gss.RpcSecGss(acceptor, KerberosIdentities.withUsers(k, config.users()),
                     k.maxContexts(), k.contextIdle());
         } catch (KerberosException e) {

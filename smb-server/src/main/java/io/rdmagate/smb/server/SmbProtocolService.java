@@ -83,9 +83,8 @@ public final class SmbProtocolService implements ProtocolService {
             return null;
         }
         try {
-            String principal = k.smbPrincipal() != null ? k.smbPrincipal() : KerberosAcceptor.hostPrincipal("cifs", k.realm());
-            KerberosAcceptor acceptor = KerberosAcceptor.open(k, principal);
-            LOG.info("SMB Kerberos: accepting tickets for {} with the keys of {}", principal, k.keytab());
+            KerberosAcceptor acceptor = KerberosAcceptor.forService(k, "cifs", k.smbPrincipal());
+            LOG.info("SMB Kerberos: accepting tickets for {} with the keys of {}", acceptor.principal(), k.keytab());
             return new SmbKerberos(acceptor, KerberosIdentities.withUsers(k, g.users()));
         } catch (KerberosException e) {
             throw new StartException("SMB Kerberos: " + e.getMessage(), e);

@@ -100,6 +100,15 @@ public final class KerberosAcceptor {
         }
     }
 
+    /**
+     * The acceptor of a protocol's service principal: {@code configured}, or SERVICE/FQDN@REALM of
+     * this host when the configuration names none ({@link #hostPrincipal}).
+     */
+    public static KerberosAcceptor forService(KerberosConfig config, String service, String configured)
+            throws KerberosException {
+        return open(config, configured != null ? configured : hostPrincipal(service, config.realm()));
+    }
+
     /** The service principal, with its realm. */
     public String principal() {
         return principal;
