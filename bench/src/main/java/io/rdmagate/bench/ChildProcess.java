@@ -59,6 +59,7 @@ public final class ChildProcess {
     public static Process rdmagate(Path config, Path log) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(io.rdmagate.gateway.spi.security.TicketEnd.JVM_OPTIONS); // what the jar's manifest gives
         String opts = System.getenv("RDMAGATE_BENCH_JAVA_OPTS");
         if (opts != null && !opts.isBlank()) {
             cmd.addAll(List.of(opts.trim().split("\\s+")));

@@ -10,6 +10,8 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -108,9 +110,11 @@ class ServeKerberosTest {
 
     private static Process serve(Path config, Path out) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                "io.rdmagate.gateway.Main", "serve", "--config", config.toString())
-                .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(io.rdmagate.gateway.spi.security.TicketEnd.JVM_OPTIONS); // what the jar's manifest gives
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve",
+                "--config", config.toString()));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
     }
 
     private static void awaitLine(Process p, Path out, String line) throws Exception {

@@ -97,8 +97,9 @@ public final class HostGateway implements AutoCloseable {
                     "mount -t tmpfs -o size=\"$1\" tmpfs \"$2\" && shift 2 && exec \"$@\"", "sh", tmpfsSize,
                     export.toString()));
         }
-        cmd.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve", "--config",
+        cmd.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(io.rdmagate.gateway.spi.security.TicketEnd.JVM_OPTIONS); // what the jar's manifest gives
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.rdmagate.gateway.Main", "serve", "--config",
                 config.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         // -Drdmagate.interop.gatewayLogLevel=DEBUG: the gateway's own level, for a failing lab job

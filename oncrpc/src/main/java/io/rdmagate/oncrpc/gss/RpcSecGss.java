@@ -257,7 +257,8 @@ public final class RpcSecGss {
         if (ctx == null || !ctx.established) {
             throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CTXPROBLEM, "no RPCSEC_GSS context of that handle");
         }
-        if (System.nanoTime() - ctx.expiresAt > 0 || Integer.toUnsignedLong(cred.seqNum()) >= RpcGssCred.MAXSEQ) {
+        if (ctx.expires && System.nanoTime() - ctx.expiresAt > 0
+                || Integer.toUnsignedLong(cred.seqNum()) >= RpcGssCred.MAXSEQ) {
             contexts.remove(handle);
             ctx.exchange.dispose();
             throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CTXPROBLEM, "the RPCSEC_GSS context expired");
@@ -346,6 +347,7 @@ public final class RpcSecGss {
         final SequenceWindow window = new SequenceWindow(SEQ_WINDOW);
         volatile long lastUsed = System.nanoTime();
         volatile boolean established;
+        volatile boolean expires;
         volatile long expiresAt;
         String principal;
         AuthSys identity;
@@ -358,8 +360,11 @@ public final class RpcSecGss {
             principal = exchange.client();
             identity = ids.map(principal).map(a -> new AuthSys(0, "", a.uid(), a.gid(), new int[] {a.gid()}))
                     .orElse(UNMAPPED);
-            int life = exchange.lifetimeSeconds();
-            expiresAt = System.nanoTime() + Duration.ofSeconds(life <= 0 ? 1 : life).toNanos();
+            exchange.ticketEnd().ifPresent(end -> {
+                long left = Math.max(0, java.time.Instant.now().until(end, java.time.temporal.ChronoUnit.NANOS));
+                expiresAt = System.nanoTime() + left;
+                expires = true;
+            });
             established = true;
         }
     }

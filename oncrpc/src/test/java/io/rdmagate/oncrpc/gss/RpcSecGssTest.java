@@ -28,12 +28,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import javax.security.auth.Subject;
-import javax.security.auth.login.AppConfigurationEntry;
-import javax.security.auth.login.Configuration;
-import javax.security.auth.login.LoginContext;
 import org.ietf.jgss.GSSContext;
 import org.ietf.jgss.GSSCredential;
 import org.ietf.jgss.GSSManager;
@@ -113,7 +111,7 @@ class RpcSecGssTest {
                 Map.of("alice@" + MitKdc.REALM, "1234:1235"));
         gss = new RpcSecGss(KerberosAcceptor.open(config, "nfs/gw.example.test"),
                 new KerberosIdentities(config, name -> Optional.empty()), 8, Duration.ofMinutes(5));
-        client = login("alice@" + MitKdc.REALM, clientKeytab);
+        client = MitKdc.login("alice@" + MitKdc.REALM, clientKeytab);
     }
 
     @AfterAll
@@ -123,25 +121,10 @@ class RpcSecGssTest {
         }
     }
 
-    static Subject login(String principal, Path keytab) throws Exception {
-        Configuration c = new Configuration() {
-            @Override
-            public AppConfigurationEntry[] getAppConfigurationEntry(String name) {
-                return new AppConfigurationEntry[] {new AppConfigurationEntry("com.sun.security.auth.module.Krb5LoginModule",
-                        AppConfigurationEntry.LoginModuleControlFlag.REQUIRED, Map.of("useKeyTab", "true", "keyTab",
-                                keytab.toString(), "principal", principal, "doNotPrompt", "true", "storeKey", "false",
-                                "isInitiator", "true", "refreshKrb5Config", "true"))};
-            }
-        };
-        LoginContext lc = new LoginContext("client", new Subject(), null, c);
-        lc.login();
-        return lc.getSubject();
-    }
-
     /** The client side of a context: the initiator's token exchange, done through the dispatcher. */
-    static GSSContext initiator() throws Exception {
+    static GSSContext initiator(Subject who) throws Exception {
         GSSManager m = GSSManager.getInstance();
-        return Subject.callAs(client, () -> {
+        return Subject.callAs(who, () -> {
             GSSCredential cred = m.createCredential(null, GSSCredential.DEFAULT_LIFETIME, KRB5, GSSCredential.INITIATE_ONLY);
             GSSContext ctx = m.createContext(m.createName("nfs/gw.example.test@" + MitKdc.REALM,
                     new Oid("1.2.840.113554.1.2.2.1")), KRB5, cred, GSSContext.DEFAULT_LIFETIME);
@@ -189,8 +172,12 @@ class RpcSecGssTest {
 
     /** INIT through the dispatcher; checks rpc_gss_init_res and its verifier, the MIC of the window. */
     static Context establish(RpcDispatcher d) throws Exception {
-        GSSContext ctx = initiator();
-        byte[] token = Subject.callAs(client, () -> ctx.initSecContext(new byte[0], 0, 0));
+        return establish(d, client);
+    }
+
+    static Context establish(RpcDispatcher d, Subject who) throws Exception {
+        GSSContext ctx = initiator(who);
+        byte[] token = Subject.callAs(who, () -> ctx.initSecContext(new byte[0], 0, 0));
         ByteBuf call = header(7, 0, 1, 0, 1, new byte[0]);
         call.writeInt(AuthFlavor.AUTH_NONE).writeInt(0);
         opaque(call, token);
@@ -207,7 +194,7 @@ class RpcSecGssTest {
         int window = r.getInt();
         assertEquals(RpcSecGss.SEQ_WINDOW, window);
         byte[] apRep = opaque(r);
-        Subject.callAs(client, () -> ctx.initSecContext(apRep, 0, apRep.length));
+        Subject.callAs(who, () -> ctx.initSecContext(apRep, 0, apRep.length));
         assertTrue(ctx.isEstablished(), "the AP-REP completes mutual authentication");
         ctx.verifyMIC(verifier, 0, verifier.length, new byte[] {0, 0, 0, (byte) window}, 0, 4, new MessageProp(0, false));
         return new Context(ctx, handle);
@@ -358,6 +345,34 @@ class RpcSecGssTest {
         RpcDispatcher none = new RpcDispatcher(null, ByteBufAllocator.DEFAULT).register(WHOAMI);
         assertEquals(AuthStat.AUTH_REJECTEDCRED, authError(reply(none, data(c, 25, 1, 0, 6, 1))),
                 "without Kerberos configured RPCSEC_GSS is refused");
+    }
+
+    /**
+     * A context lasts as long as the ticket it was made with (RFC 2203 5.3.3.3): after the ticket's
+     * end its calls are refused with RPCSEC_GSS_CTXPROBLEM, which tells the client to make a new
+     * context; one made with a new ticket serves again.
+     */
+    @Test
+    void aContextEndsWithItsTicket() throws Exception {
+        Path keytab = tmp.resolve("bob.keytab");
+        kdc.addService("bob", keytab);
+        kdc.modify("bob", "-maxlife \"3 seconds\"");
+        RpcDispatcher d = dispatcher(gss);
+        Subject bob = MitKdc.login("bob@" + MitKdc.REALM, keytab);
+        Context c = establish(d, bob);
+        assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(c, 80, 1, 0, 1, 1))));
+        // the service ticket ends no later than the ticket-granting ticket it was got with
+        Instant end = bob.getPrivateCredentials(javax.security.auth.kerberos.KerberosTicket.class).stream()
+                .filter(t -> t.getServer().getName().startsWith("krbtgt/")).findFirst().orElseThrow()
+                .getEndTime().toInstant();
+        assertTrue(end.isBefore(Instant.now().plusSeconds(5)), "the KDC gave bob his maxlife of 3 s: " + end);
+        for (Instant now = Instant.now(); now.isBefore(end); now = Instant.now()) {
+            Thread.sleep(Duration.between(now, end).toMillis() + 1);
+        }
+        assertEquals(AuthStat.RPCSEC_GSS_CTXPROBLEM, authError(reply(d, data(c, 81, 1, 0, 2, 1))),
+                "the ticket has ended, and its context with it");
+        Context renewed = establish(d, MitKdc.login("bob@" + MitKdc.REALM, keytab));
+        assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(renewed, 82, 1, 0, 1, 1))), "a new ticket, a new context");
     }
 
     @Test

@@ -31,12 +31,24 @@ public final class KerberosAcceptor {
     public static final Oid KRB5_MECH = oid("1.2.840.113554.1.2.2");
     private static final Oid KRB5_PRINCIPAL_NAME = oid("1.2.840.113554.1.2.2.1");
 
+    private static final System.Logger LOG = System.getLogger("io.rdmagate.security");
+    private static final java.util.concurrent.atomic.AtomicBoolean TOLD = new java.util.concurrent.atomic.AtomicBoolean();
+
     private final String principal;
     private final GSSCredential credential;
+    private final KeyTab keytab;
+    private final KerberosPrincipal service;
 
-    private KerberosAcceptor(String principal, GSSCredential credential) {
+    private KerberosAcceptor(String principal, GSSCredential credential, KeyTab keytab, KerberosPrincipal service) {
         this.principal = principal;
         this.credential = credential;
+        this.keytab = keytab;
+        this.service = service;
+        if (!TicketEnd.readable() && TOLD.compareAndSet(false, true)) {
+            LOG.log(System.Logger.Level.WARNING, "Kerberos ticket end times cannot be read in this JVM (start it with"
+                    + " java -jar, or with " + String.join(" ", TicketEnd.JVM_OPTIONS) + "): SMB sessions and NFS"
+                    + " contexts made with Kerberos last until logoff, DESTROY or contextIdle instead of their ticket's end");
+        }
     }
 
     /**
@@ -77,7 +89,7 @@ public final class KerberosAcceptor {
             GSSName service = manager.createName(name, KRB5_PRINCIPAL_NAME);
             GSSCredential cred = Subject.callAs(subject, () -> manager.createCredential(service,
                     GSSCredential.INDEFINITE_LIFETIME, KRB5_MECH, GSSCredential.ACCEPT_ONLY));
-            return new KerberosAcceptor(principal, cred);
+            return new KerberosAcceptor(principal, cred, kt, kp);
         } catch (GSSException e) {
             throw new KerberosException("cannot accept tickets for " + principal + ": " + e.getMessage(), e);
         } catch (CompletionException e) {
@@ -117,7 +129,7 @@ public final class KerberosAcceptor {
     /** A new security context, for one client's authentication. */
     public Exchange begin() throws KerberosException {
         try {
-            return new Exchange(GSSManager.getInstance().createContext(credential));
+            return new Exchange(GSSManager.getInstance().createContext(credential), this);
         } catch (GSSException e) {
             throw new KerberosException("cannot start a Kerberos context: " + e.getMessage(), e);
         }
@@ -126,9 +138,12 @@ public final class KerberosAcceptor {
     /** One client's security context, from its AP-REQ to the established context. */
     public static final class Exchange {
         private final GSSContext context;
+        private final KerberosAcceptor acceptor;
+        private java.util.Optional<java.time.Instant> ticketEnd = java.util.Optional.empty();
 
-        Exchange(GSSContext context) {
+        Exchange(GSSContext context, KerberosAcceptor acceptor) {
             this.context = context;
+            this.acceptor = acceptor;
         }
 
         /**
@@ -137,7 +152,11 @@ public final class KerberosAcceptor {
          */
         public byte[] accept(byte[] token) throws KerberosException {
             try {
-                return context.acceptSecContext(token, 0, token.length);
+                byte[] out = context.acceptSecContext(token, 0, token.length);
+                if (context.isEstablished()) {
+                    ticketEnd = TicketEnd.of(token, acceptor.keytab.getKeys(acceptor.service));
+                }
+                return out;
             } catch (GSSException e) {
                 throw new KerberosException(e.getMessage() + skewHint(e), e);
             }
@@ -219,9 +238,12 @@ public final class KerberosAcceptor {
             }
         }
 
-        /** Seconds the context stays valid (the ticket's end), as the established context says. */
-        public int lifetimeSeconds() {
-            return context.getLifetime();
+        /**
+         * When the client's ticket ends, which the context lasts until; empty when this JVM cannot
+         * read it ({@link TicketEnd}).
+         */
+        public java.util.Optional<java.time.Instant> ticketEnd() {
+            return ticketEnd;
         }
 
         /** Ends the context and forgets its keys. */

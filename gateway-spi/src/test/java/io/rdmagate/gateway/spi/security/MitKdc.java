@@ -13,6 +13,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.security.auth.Subject;
+import javax.security.auth.login.AppConfigurationEntry;
+import javax.security.auth.login.Configuration;
+import javax.security.auth.login.LoginContext;
+import javax.security.auth.login.LoginException;
 
 /**
  * A throwaway MIT Kerberos realm on 127.0.0.1 for tests: {@code krb5kdc} from Debian's krb5-kdc
@@ -151,6 +156,31 @@ public final class MitKdc implements AutoCloseable {
     public void addService(String principal, Path keytab) throws IOException, InterruptedException {
         kadmin("addprinc -randkey " + principal);
         kadmin("ktadd -k " + keytab + " " + principal);
+    }
+
+    /** Changes a principal's attributes ({@code kadmin modprinc}), e.g. {@code -maxlife "5 seconds"}. */
+    public void modify(String principal, String options) throws IOException, InterruptedException {
+        kadmin("modprinc " + options + " " + principal);
+    }
+
+    /**
+     * Logs {@code principal} in from its {@code keytab} through the JDK's Krb5LoginModule, as an
+     * initiator (a client with a keytab needs no password prompt); the JDK must already use this
+     * realm's {@link #krb5Conf()} ({@code java.security.krb5.conf}).
+     */
+    public static Subject login(String principal, Path keytab) throws LoginException {
+        Configuration c = new Configuration() {
+            @Override
+            public AppConfigurationEntry[] getAppConfigurationEntry(String name) {
+                return new AppConfigurationEntry[] {new AppConfigurationEntry("com.sun.security.auth.module.Krb5LoginModule",
+                        AppConfigurationEntry.LoginModuleControlFlag.REQUIRED, Map.of("useKeyTab", "true", "keyTab",
+                                keytab.toString(), "principal", principal, "doNotPrompt", "true", "storeKey", "false",
+                                "isInitiator", "true", "refreshKrb5Config", "true"))};
+            }
+        };
+        LoginContext lc = new LoginContext("client", new Subject(), null, c);
+        lc.login();
+        return lc.getSubject();
     }
 
     /** Gives the principal new keys (a new kvno), so keytabs made before no longer hold its key. */
