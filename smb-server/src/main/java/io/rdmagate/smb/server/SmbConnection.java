@@ -282,12 +282,15 @@ public final class SmbConnection implements Receiver {
             close("malformed SMB2 header or compound chain");
             return;
         }
-        boolean notify = false;
+        boolean holdsTurn = false;
         for (ByteBuffer m : messages) {
-            notify |= Smb2Header.command(m) == Smb2Command.CHANGE_NOTIFY;
+            int command = Smb2Header.command(m);
+            holdsTurn |= command == Smb2Command.CHANGE_NOTIFY || command == Smb2Command.CANCEL;
         }
-        if (!notify) {
-            arrival.taken(ticket); // a CHANGE_NOTIFY takes its turn once it is with its open
+        if (!holdsTurn) {
+            // a CHANGE_NOTIFY takes its turn once it is with its open; a CANCEL once the request it
+            // names has its STATUS_CANCELLED response, which so goes out before those of later requests
+            arrival.taken(ticket);
         }
         List<Ctx> done = new ArrayList<>(messages.size());
         Ctx prev = null;
@@ -370,6 +373,11 @@ public final class SmbConnection implements Receiver {
                 checkSigning(c, s, flags);
                 if (s.encryptData && !c.encrypted) {
                     throw new SmbException(NtStatus.ACCESS_DENIED, "session requires encryption"); // 3.3.5.2.9
+                }
+                if (s.authenticationExpired() && cmd != Smb2Command.LOGOFF && cmd != Smb2Command.CLOSE
+                        && cmd != Smb2Command.LOCK) {
+                    // 3.3.5.2.9: the ticket ended; only LOGOFF, CLOSE and (un)LOCK go on until a re-authentication
+                    throw new SmbException(NtStatus.NETWORK_SESSION_EXPIRED, "the session's Kerberos ticket expired");
                 }
                 if (h.needs() == Command.Needs.TREE) {
                     TreeConnect t = s.trees.get(c.treeIdUsed);

@@ -36,6 +36,8 @@ public final class SmbSession {
     private volatile boolean anonymous;
     public volatile boolean signingRequired;
     public volatile boolean encryptData;
+    private volatile boolean expires;
+    private volatile long expiresAt;
     private Smb2Signer signer;
     public volatile Smb2Cipher encryptor;
     public volatile Smb2Cipher decryptor;
@@ -140,6 +142,25 @@ public final class SmbSession {
 
     public boolean isGuest() {
         return anonymous;
+    }
+
+    /**
+     * Session.ExpirationTime (MS-SMB2 3.3.5.5.3): a Kerberos logon lasts as long as its ticket,
+     * until {@code end}; after that the session answers STATUS_NETWORK_SESSION_EXPIRED until
+     * the client re-authenticates it (3.3.5.2.9). Null: the logon does not expire (NTLM, or a ticket
+     * whose end this JVM cannot read).
+     */
+    public void expiresAt(java.time.Instant end) {
+        if (end != null) {
+            expiresAt = System.nanoTime()
+                    + Math.max(0, java.time.Instant.now().until(end, java.time.temporal.ChronoUnit.NANOS));
+        }
+        expires = end != null;
+    }
+
+    /** Whether the session's ExpirationTime has passed (MS-SMB2 3.3.5.2.9). */
+    public boolean authenticationExpired() {
+        return expires && System.nanoTime() - expiresAt >= 0;
     }
 
     /** MS-SMB2 3.3.5.5.3: the session becomes valid for this user. */

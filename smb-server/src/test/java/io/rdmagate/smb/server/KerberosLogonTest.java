@@ -191,6 +191,38 @@ class KerberosLogonTest {
         }
     }
 
+    /**
+     * Samba's own tests of Kerberos session expiry (smb2.session.expire*), with tickets of 4 s:
+     * once the ticket ends every request but LOGOFF, CLOSE and unlocking answers
+     * NETWORK_SESSION_EXPIRED, signed or encrypted as the session is, and a re-authentication
+     * with a new ticket carries on with the same session and its open files. smbtorture has no
+     * {@code -I}: it runs in a mount namespace of its own whose /etc/hosts names the server.
+     */
+    @Test
+    void aSessionEndsWithItsTicketAndReauthenticationRenewsIt() throws Exception {
+        Path hosts = tmp.resolve("hosts");
+        Files.writeString(hosts, "127.0.0.1 localhost " + HOST + "\n");
+        List<String> tests = List.of("expire1n", "expire1s", "expire1e", "expire2s", "expire2e", "expire_disconnect");
+        List<String> cmd = new ArrayList<>(List.of("unshare", "--mount", "--propagation", "private", "sh", "-c",
+                "mount --bind \"$0\" /etc/hosts && exec \"$@\"", hosts.toString(), "smbtorture", "//" + HOST + "/data",
+                "-p", String.valueOf(server.port()), "-U", TestServer.USER + "@" + MitKdc.REALM + "%Tester-krb-1",
+                "--realm=" + MitKdc.REALM, "--use-kerberos=required"));
+        tests.forEach(t -> cmd.add("smb2.session." + t));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(kdc.env());
+        Path log = tmp.resolve("smbtorture-expire.log");
+        Process p = pb.redirectOutput(log.toFile()).start();
+        boolean done = p.waitFor(300, TimeUnit.SECONDS);
+        if (!done) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        String out = Files.readString(log, StandardCharsets.UTF_8);
+        assertTrue(done, "smbtorture did not finish within 300 s:\n" + out);
+        assertEquals(List.of(), out.lines().filter(l -> l.startsWith("failure: ") || l.startsWith("error: ")
+                || l.startsWith("skip: ")).toList(), out);
+        assertEquals(tests.size(), out.lines().filter(l -> l.startsWith("success: ")).count(), out);
+    }
+
     @Test
     void sharesChooseWhichLogonsTheyTake() throws Exception {
         Result krbOnKrbOnly = kerberosClient(server, testerTickets, "krbonly", "-c", "ls");

@@ -39,6 +39,10 @@ public final class Lock implements Command {
         }
         List<Smb2Lock.Element> els = req.locks();
         boolean unlock = (els.getFirst().flags() & Smb2Lock.UNLOCK) != 0;
+        if (!unlock && c.session.authenticationExpired()) {
+            // MS-SMB2 3.3.5.2.9 lets an expired session release its locks, not take new ones (as Windows and Samba)
+            throw new SmbException(NtStatus.NETWORK_SESSION_EXPIRED, "the session's Kerberos ticket expired");
+        }
         for (Smb2Lock.Element e : els) {
             int f = e.flags();
             boolean valid = unlock ? f == Smb2Lock.UNLOCK

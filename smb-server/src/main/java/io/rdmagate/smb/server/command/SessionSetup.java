@@ -64,8 +64,9 @@ public final class SessionSetup implements Command {
         }
         c.reply.sessionIdOverride(s.id());
         boolean reauth = s.state() == SmbSession.State.VALID;
-        if (reauth && s.hasSigner()) {
+        if (reauth && s.hasSigner() && !c.encrypted()) {
             // 3.3.5.2.4: a re-authentication is verified with this channel's key like any request
+            // (an encrypted one was verified when it was decrypted, 3.3.5.2.1.1)
             boolean signed = Smb2Header.isSigned(c.msg);
             if (signed ? !s.verifyOn(conn, c.msg) : s.signingRequired) {
                 throw new SmbException(NtStatus.ACCESS_DENIED, signed ? "re-authentication does not verify"
@@ -198,6 +199,7 @@ public final class SessionSetup implements Command {
         }
         byte[] out = token.raw() ? new byte[0] : Spnego.response(Spnego.ACCEPT_COMPLETED, false, null, serverMic);
         establish(c, s, req, user, anonymous, r.sessionKey(), r.domain() + "\\" + (anonymous ? "(anonymous)" : r.user()), out);
+        s.expiresAt(null); // an NTLM logon has no end
     }
 
     /**
@@ -224,6 +226,7 @@ public final class SessionSetup implements Command {
         byte[] apRep;
         String principal;
         byte[] key;
+        java.util.Optional<java.time.Instant> ticketEnd;
         try {
             apRep = s.krb5.accept(apReq);
             if (!s.krb5.established()) {
@@ -235,6 +238,7 @@ public final class SessionSetup implements Command {
                 throw new KerberosException("SPNEGO mechListMIC does not verify");
             }
             key = s.krb5.sessionKey();
+            ticketEnd = s.krb5.ticketEnd();
         } finally {
             s.krb5.dispose();
             s.krb5 = null;
@@ -245,6 +249,7 @@ public final class SessionSetup implements Command {
         s.kerberosLogon = true;
         // Samba's and ksmbd's answer: accept-completed, the client's own OID, the AP-REP, no MIC
         establish(c, s, req, user, false, key, principal, Spnego.response(Spnego.ACCEPT_COMPLETED, s.mech, apRep, null));
+        s.expiresAt(ticketEnd.orElse(null)); // MS-SMB2 3.3.5.5.3: Session.ExpirationTime is the ticket's end
     }
 
     /**
