@@ -66,8 +66,9 @@ public final class BenchMain {
             return;
         }
         if (!what.equals("rdma")) {
-            System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs|nfs4 [totalMiB] [seconds] [rounds]"
-                    + " | bench/run nfs-rdma [totalMiB] [seconds] [rounds] | bench/run smb [totalMiB] [seconds] [rounds]"
+            System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs|nfs4 [--sec sys,krb5,krb5i,krb5p] [totalMiB]"
+                    + " [seconds] [rounds] | bench/run nfs-rdma [totalMiB] [seconds] [rounds]"
+                    + " | bench/run smb [--sec signed,encrypted] [totalMiB] [seconds] [rounds]"
                     + " (each also --json FILE) | bench/run chart FIGURES.json OUT.svg [title]");
             System.exit(2);
         }

@@ -48,6 +48,11 @@ final class RecordStream implements AutoCloseable {
         out.flush();
     }
 
+    /** How long {@link #receive} waits for a reply before it throws SocketTimeoutException (0: for ever). */
+    void timeout(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+    }
+
     /** Reads one reply record; returns its length (its bytes are in {@link #reply()}). */
     int receive() throws IOException {
         int len = 0;

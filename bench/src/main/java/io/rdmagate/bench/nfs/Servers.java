@@ -31,6 +31,11 @@ final class Servers {
     }
 
     static ServerProcess rdmagate(Path work, Path export) throws IOException, InterruptedException {
+        return rdmagate(work, export, null);
+    }
+
+    /** rdmagate; with {@code kerberos}, its export also takes sec=krb5, krb5i and krb5p with the realm's keytab. */
+    static ServerProcess rdmagate(Path work, Path export, Kerberos kerberos) throws IOException, InterruptedException {
         Path dir = Files.createDirectories(work.resolve("rdmagate"));
         int nfs = freePort();
         int mount = freePort();
@@ -44,12 +49,18 @@ final class Servers {
                     path: %s
                     nfsPath: /bench
                     # insecure: the bench's clients call from unreserved ports
-                    clients: [{match: "*", rootSquash: false, secure: false}]
+                    clients: [{match: "*", rootSquash: false, secure: false%s}]
                 transports:
                   nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d, versions: ["3", "4.1"]}
                   rpcbind: {mode: off}
                   smb: {enabled: false}
-                """.formatted(dir.resolve("state"), export, nfs, mount, rdma, freePort(), freePort()));
+                """.formatted(dir.resolve("state"), export, kerberos == null ? "" : ", sec: [sys, krb5, krb5i, krb5p]",
+                nfs, mount, rdma, freePort(), freePort())
+                + (kerberos == null ? "" : """
+                security:
+                  kerberos: {keytab: %s, realm: %s, krb5Conf: %s, nfsPrincipal: "%s"}
+                """.formatted(kerberos.keytab(), io.rdmagate.gateway.spi.security.MitKdc.REALM, kerberos.krb5Conf(),
+                        Kerberos.SERVICE)));
         Path log = dir.resolve("rdmagate.log");
         Process p = ChildProcess.rdmagate(config, log);
         ChildProcess.awaitPort(p, log, nfs, "rdmagate");
@@ -59,14 +70,17 @@ final class Servers {
     }
 
     static ServerProcess ganesha(Path work, Path export) throws IOException, InterruptedException {
-        return ganesha(work, export, false);
+        return ganesha(work, export, false, null);
     }
 
     /**
      * Ganesha serving NFSv3, or NFSv4.1 only: no grace period at start, so the first OPEN is served, and
      * no delegations, which it would hand out to a client without a back channel and rdmagate does not.
+     * With {@code kerberos}, its GSS acceptor takes the realm's keytab and the export also takes
+     * sec=krb5, krb5i and krb5p.
      */
-    static ServerProcess ganesha(Path work, Path export, boolean v41) throws IOException, InterruptedException {
+    static ServerProcess ganesha(Path work, Path export, boolean v41, Kerberos kerberos)
+            throws IOException, InterruptedException {
         Path dir = Files.createDirectories(work.resolve("ganesha"));
         int nfs = freePort();
         int mount = freePort();
@@ -79,8 +93,8 @@ final class Servers {
                   Enable_NLM = false;
                   Enable_RQUOTA = false;
                 }
-                NFS_KRB5 { Active_krb5 = false; }
-                NFSV4 { Minor_Versions = 1; Graceless = true; Delegations = false; }
+                %s
+                NFSV4 { Minor_Versions = 1; Graceless = true; Delegations = false;%s }
                 EXPORT {
                   Export_Id = 1;
                   Path = %s;
@@ -90,17 +104,25 @@ final class Servers {
                   Protocols = %s;
                   Transports = TCP;
                   Delegations = None;
-                  SecType = sys;
+                  SecType = %s;
                   MaxRead = 1048576;
                   MaxWrite = 1048576;
                   FSAL { Name = VFS; }
                 }
-                """.formatted(v41 ? "4" : "3", nfs, mount, export, v41 ? "4" : "3"));
+                """.formatted(v41 ? "4" : "3", nfs, mount, kerberos == null ? "NFS_KRB5 { Active_krb5 = false; }"
+                        : "NFS_KRB5 { Active_krb5 = true; PrincipalName = \"nfs@%s\"; KeytabPath = \"%s\"; }"
+                                .formatted(Kerberos.HOST, kerberos.keytab()),
+                kerberos == null ? "" : " IdmapConf = \"" + idmapConf(dir) + "\";",
+                export, v41 ? "4" : "3", kerberos == null ? "sys" : "sys, krb5, krb5i, krb5p"));
         Path log = dir.resolve("ganesha.log");
         String exe = System.getenv().getOrDefault("GANESHA", "ganesha.nfsd");
-        Process p = new ProcessBuilder(List.of(exe, "-F", "-f", config.toString(), "-L", log.toString(), "-p",
+        ProcessBuilder pb = new ProcessBuilder(List.of(exe, "-F", "-f", config.toString(), "-L", log.toString(), "-p",
                 dir.resolve("ganesha.pid").toString(), "-N", "NIV_EVENT")).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("stdout").toFile()).start();
+                .redirectOutput(dir.resolve("stdout").toFile());
+        if (kerberos != null) {
+            pb.environment().put("KRB5_CONFIG", kerberos.krb5Conf().toString());
+        }
+        Process p = pb.start();
         ChildProcess.awaitPort(p, log, nfs, "ganesha");
         if (v41) {
             return new ServerProcess("ganesha", p, log, address(nfs), address(mount), "/bench", null);
@@ -108,6 +130,22 @@ final class Servers {
         ChildProcess.awaitPort(p, log, mount, "ganesha");
         // NFSv3 clients mount the export's Path, not its pseudo path
         return new ServerProcess("ganesha", p, log, address(nfs), address(mount), export.toString(), null);
+    }
+
+    /**
+     * libnfsidmap's configuration for ganesha: principals of the realm are the host's accounts of
+     * their name (root@EXAMPLE.TEST is root), as rdmagate maps them.
+     */
+    private static Path idmapConf(Path dir) throws IOException {
+        Path conf = dir.resolve("idmapd.conf");
+        Files.writeString(conf, """
+                [General]
+                Domain = example.test
+                Local-Realms = %s
+                [Translation]
+                Method = nsswitch
+                """.formatted(io.rdmagate.gateway.spi.security.MitKdc.REALM));
+        return conf;
     }
 
     private static InetSocketAddress address(int port) {

@@ -36,7 +36,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * server's CPU time (smbd's per-client process included) per unit of work. Rounds alternate
  * between the servers; the best round of each figure is reported.
  *
- * <p>Usage (as root, for smbd): {@code bench/run smb [totalMiB] [seconds] [rounds]}.
+ * <p>With {@code --sec signed,encrypted} the figures are taken once per setting: signed (smbj
+ * signs every request and both servers sign every response, the default) and encrypted (the
+ * same directory through a share that requires SMB 3 encryption, AES-128-GCM as both servers
+ * choose from smbj's offer), the SMB counterparts of NFS's krb5i and krb5p.
+ *
+ * <p>Usage (as root, for smbd): {@code bench/run smb [--sec signed,encrypted] [totalMiB] [seconds] [rounds]}.
  */
 public final class SmbBench {
     static final int STREAMS = 4;
@@ -57,6 +62,17 @@ public final class SmbBench {
     }
 
     public static void main(String[] args) throws Exception {
+        List<String> settings = List.of("signed");
+        if (args.length > 1 && args[0].equals("--sec")) {
+            settings = List.of(args[1].split(","));
+            args = Arrays.copyOfRange(args, 2, args.length);
+            for (String setting : settings) {
+                if (!setting.equals("signed") && !setting.equals("encrypted")) {
+                    System.err.println("--sec takes signed and encrypted: " + setting);
+                    System.exit(2);
+                }
+            }
+        }
         long total = (args.length > 0 ? Long.parseLong(args[0]) : 1024) << 20;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 10;
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
@@ -75,11 +91,17 @@ public final class SmbBench {
                 best.add(new LinkedHashMap<>());
             }
             for (int r = 0; r < rounds; r++) {
-                for (int i = 0; i < servers.size(); i++) {
-                    Map<String, Figure> round = bench.round(servers.get(i));
-                    System.out.printf(Locale.ROOT, "round %d %s: %s%n", r + 1, servers.get(i).name(), round);
-                    Map<String, Figure> b = best.get(i);
-                    round.forEach((k, v) -> b.merge(k, v, (x, y) -> x.value() >= y.value() ? x : y));
+                for (String setting : settings) {
+                    boolean encrypted = setting.equals("encrypted");
+                    String suffix = encrypted ? " (encrypted)" : "";
+                    for (int i = 0; i < servers.size(); i++) {
+                        SmbServerProcess server = servers.get(i);
+                        Map<String, Figure> round = bench.round(server,
+                                encrypted ? SmbServers.ENCRYPTED_SHARE : server.share());
+                        System.out.printf(Locale.ROOT, "round %d %s%s: %s%n", r + 1, server.name(), suffix, round);
+                        Map<String, Figure> b = best.get(i);
+                        round.forEach((k, v) -> b.merge(k + suffix, v, (x, y) -> x.value() >= y.value() ? x : y));
+                    }
                 }
             }
             print(best); // before the servers stop: smbd may take its time
@@ -90,18 +112,20 @@ public final class SmbBench {
         Report.versus("rdmagate", "smbd", best);
     }
 
-    private static SMBClient client() {
+    /** smbj offers SMB 3 ciphers (and then encrypts) only when told to. */
+    private static SMBClient client(boolean encrypt) {
         return new SMBClient(SmbConfig.builder().withDialects(SMB2Dialect.SMB_3_1_1).withReadBufferSize(IO)
-                .withWriteBufferSize(IO).withTransactBufferSize(IO).withTimeout(120, TimeUnit.SECONDS).build());
+                .withWriteBufferSize(IO).withTransactBufferSize(IO).withTimeout(120, TimeUnit.SECONDS)
+                .withEncryptData(encrypt).build());
     }
 
-    /** Every figure once against {@code server}, through one connection and session. */
-    Map<String, Figure> round(SmbServerProcess server) throws Exception {
+    /** Every figure once against {@code server}'s {@code shareName}, through one connection and session. */
+    Map<String, Figure> round(SmbServerProcess server, String shareName) throws Exception {
         Map<String, Figure> out = new LinkedHashMap<>();
-        try (SMBClient client = client();
+        try (SMBClient client = client(shareName.equals(SmbServers.ENCRYPTED_SHARE));
                 Connection conn = client.connect("127.0.0.1", server.port());
                 Session session = conn.authenticate(new AuthenticationContext(server.user(), PASSWORD.toCharArray(), ""));
-                DiskShare share = (DiskShare) session.connectShare(server.share())) {
+                DiskShare share = (DiskShare) session.connectShare(shareName)) {
             File[] files = new File[STREAMS];
             try {
                 for (int s = 0; s < STREAMS; s++) {

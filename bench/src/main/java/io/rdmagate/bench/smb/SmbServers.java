@@ -11,12 +11,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Starts the servers the SMB benchmark compares, each as a child process serving the same
- * directory as share {@code bench} on 127.0.0.1 with a configuration written here: rdmagate (its
+ * directory as share {@code bench} (and {@code bench-enc}, encryption required) on 127.0.0.1 with a configuration written here: rdmagate (its
  * real program, {@code io.rdmagate.gateway.Main serve}, SMB only) and Samba's smbd (as root, all
  * its state under the harness's work directory).
  */
 final class SmbServers {
     static final String SHARE = "bench";
+    /** The same directory as a share that takes only encrypted requests (SMB 3 encryption). */
+    static final String ENCRYPTED_SHARE = "bench-enc";
 
     private SmbServers() {
     }
@@ -34,13 +36,14 @@ final class SmbServers {
                     clients: [{match: "*", rootSquash: false, secure: false}]
                 shares:
                   - {name: %s, export: bench}
+                  - {name: %s, export: bench, encrypt: true}
                 users:
                   - {name: bench, uid: 0, gid: 0, ntHash: %s}
                 transports:
                   nfs: {enabled: false}
                   rpcbind: {mode: off}
                   smb: {port: %d, directPort: %d}
-                """.formatted(dir.resolve("state"), export, SHARE, NtHash.of(password.toCharArray()), port,
+                """.formatted(dir.resolve("state"), export, SHARE, ENCRYPTED_SHARE, NtHash.of(password.toCharArray()), port,
                 ChildProcess.freePort()));
         Path log = dir.resolve("rdmagate.log");
         Process p = ChildProcess.rdmagate(config, log);
@@ -74,9 +77,13 @@ final class SmbServers {
                 [%s]
                   path = %s
                   read only = no
+                [%s]
+                  path = %s
+                  read only = no
+                  server smb encrypt = required
                 """.formatted(port, dir.resolve("priv"), dir.resolve("lock"), dir.resolve("state"),
                 dir.resolve("cache"), dir.resolve("pid"), dir.resolve("log/smbd.log"), dir.resolve("priv/passdb.tdb"),
-                SHARE, export));
+                SHARE, export, ENCRYPTED_SHARE, export));
         String smbd = System.getenv().getOrDefault("SMBD", "/usr/sbin/smbd");
         String smbpasswd = System.getenv().getOrDefault("SMBPASSWD", "/usr/bin/smbpasswd");
         Process pw = new ProcessBuilder(smbpasswd, "-c", config.toString(), "-a", "-s", "root")
@@ -87,7 +94,8 @@ final class SmbServers {
             throw new IOException("smbpasswd failed:\n" + ChildProcess.tail(dir.resolve("log/smbpasswd")));
         }
         Path log = dir.resolve("log/smbd.log");
-        Process p = new ProcessBuilder(smbd, "-s", config.toString(), "-F", "--no-process-group")
+        // a session of its own: smbd ends its process group when it stops, which would otherwise be the harness's
+        Process p = new ProcessBuilder("setsid", smbd, "-s", config.toString(), "-F", "--no-process-group")
                 .redirectErrorStream(true).redirectOutput(dir.resolve("log/stdout").toFile()).start();
         ChildProcess.awaitPort(p, log, port, "smbd");
         return new SmbServerProcess("smbd", p, log, port, "root", SHARE);
