@@ -360,9 +360,8 @@ public final class RpcSecGss {
             principal = exchange.client();
             identity = ids.map(principal).map(a -> new AuthSys(0, "", a.uid(), a.gid(), new int[] {a.gid()}))
                     .orElse(UNMAPPED);
-            exchange.ticketEnd().ifPresent(end -> {
-                long left = Math.max(0, java.time.Instant.now().until(end, java.time.temporal.ChronoUnit.NANOS));
-                expiresAt = System.nanoTime() + left;
+            exchange.ticketEndNanoTime().ifPresent(end -> {
+                expiresAt = end;
                 expires = true;
             });
             established = true;

@@ -147,15 +147,12 @@ public final class SmbSession {
     /**
      * Session.ExpirationTime (MS-SMB2 3.3.5.5.3): a Kerberos logon lasts as long as its ticket,
      * until {@code end}; after that the session answers STATUS_NETWORK_SESSION_EXPIRED until
-     * the client re-authenticates it (3.3.5.2.9). Null: the logon does not expire (NTLM, or a ticket
-     * whose end this JVM cannot read).
+     * the client re-authenticates it (3.3.5.2.9). {@code end} is on the {@link System#nanoTime()}
+     * clock; empty: the logon does not expire (NTLM, or a ticket whose end this JVM cannot read).
      */
-    public void expiresAt(java.time.Instant end) {
-        if (end != null) {
-            expiresAt = System.nanoTime()
-                    + Math.max(0, java.time.Instant.now().until(end, java.time.temporal.ChronoUnit.NANOS));
-        }
-        expires = end != null;
+    public void expiresAt(java.util.OptionalLong end) {
+        end.ifPresent(at -> expiresAt = at);
+        expires = end.isPresent();
     }
 
     /** Whether the session's ExpirationTime has passed (MS-SMB2 3.3.5.2.9). */

@@ -246,6 +246,13 @@ public final class KerberosAcceptor {
             return ticketEnd;
         }
 
+        /** {@link #ticketEnd()} on the {@link System#nanoTime()} clock, which deadlines are kept on. */
+        public java.util.OptionalLong ticketEndNanoTime() {
+            return ticketEnd.map(end -> java.util.OptionalLong.of(System.nanoTime()
+                    + Math.max(0, java.time.Instant.now().until(end, java.time.temporal.ChronoUnit.NANOS))))
+                    .orElse(java.util.OptionalLong.empty());
+        }
+
         /** Ends the context and forgets its keys. */
         public void dispose() {
             try {

@@ -199,7 +199,7 @@ public final class SessionSetup implements Command {
         }
         byte[] out = token.raw() ? new byte[0] : Spnego.response(Spnego.ACCEPT_COMPLETED, false, null, serverMic);
         establish(c, s, req, user, anonymous, r.sessionKey(), r.domain() + "\\" + (anonymous ? "(anonymous)" : r.user()), out);
-        s.expiresAt(null); // an NTLM logon has no end
+        s.expiresAt(java.util.OptionalLong.empty()); // an NTLM logon has no end
     }
 
     /**
@@ -226,7 +226,7 @@ public final class SessionSetup implements Command {
         byte[] apRep;
         String principal;
         byte[] key;
-        java.util.Optional<java.time.Instant> ticketEnd;
+        java.util.OptionalLong ticketEnd;
         try {
             apRep = s.krb5.accept(apReq);
             if (!s.krb5.established()) {
@@ -238,7 +238,7 @@ public final class SessionSetup implements Command {
                 throw new KerberosException("SPNEGO mechListMIC does not verify");
             }
             key = s.krb5.sessionKey();
-            ticketEnd = s.krb5.ticketEnd();
+            ticketEnd = s.krb5.ticketEndNanoTime();
         } finally {
             s.krb5.dispose();
             s.krb5 = null;
@@ -249,7 +249,7 @@ public final class SessionSetup implements Command {
         s.kerberosLogon = true;
         // Samba's and ksmbd's answer: accept-completed, the client's own OID, the AP-REP, no MIC
         establish(c, s, req, user, false, key, principal, Spnego.response(Spnego.ACCEPT_COMPLETED, s.mech, apRep, null));
-        s.expiresAt(ticketEnd.orElse(null)); // MS-SMB2 3.3.5.5.3: Session.ExpirationTime is the ticket's end
+        s.expiresAt(ticketEnd); // MS-SMB2 3.3.5.5.3: Session.ExpirationTime is the ticket's end
     }
 
     /**
