@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * call names its context by handle: the MIC in its verifier must cover the call header through
  * the credential (§5.3.1, else RPCSEC_GSS_CREDPROBLEM); an unknown, expired or used-up context is
  * RPCSEC_GSS_CTXPROBLEM (the client makes a new one); a sequence number already seen or below the
- * window is dropped unanswered (§5.3.3.1); the reply's verifier is the MIC of the sequence number
+ * window is dropped unanswered (§5.3.3.1), the window the server remembers being wider than the
+ * one it advertises so that its own concurrency never drops a call; the reply's verifier is the MIC of the sequence number
  * (§5.3.3.2). DESTROY ends a context. With integrity (krb5i) the arguments arrive as
  * rpc_gss_integ_data, the sequence number and arguments under a MIC, and successful results go
  * back the same way (§5.3.2.2); with privacy (krb5p) both are wrapped, encrypted (§5.3.2.3). A body
@@ -48,6 +49,13 @@ public final class RpcSecGss {
     private static final Logger LOG = LoggerFactory.getLogger(RpcSecGss.class);
     /** §5.2.3.1 seq_window: as Linux's knfsd (GSS_SEQ_WIN). */
     public static final int SEQ_WINDOW = 128;
+    /**
+     * How many sequence numbers below the highest a context remembers, beyond the window it
+     * advertises: the calls of a connection run concurrently, so the server itself may check a call
+     * after many later ones; remembering more than the client keeps in flight means that reordering
+     * never drops a call, while a replay of any remembered number is still dropped.
+     */
+    static final int SEQ_REMEMBERED = 8 * SEQ_WINDOW;
     private static final int GSS_S_COMPLETE = 0;
     private static final int GSS_S_CONTINUE_NEEDED = 1;
     private static final int GSS_S_FAILURE = 13 << 16;
@@ -107,16 +115,22 @@ public final class RpcSecGss {
         if (v.service() == RpcGssCred.SERVICE_INTEGRITY) {
             body = x.readOpaque(record.readableBytes());
             byte[] checksum = x.readOpaque(MAX_TOKEN);
-            synchronized (ctx) {
+            ctx.lock.lock();
+            try {
                 if (!ctx.exchange.verifyMic(body, checksum)) {
                     throw new XdrException("rpc_gss_integ_data: the checksum does not verify");
                 }
+            } finally {
+                ctx.lock.unlock();
             }
         } else {
             byte[] token = x.readOpaque(record.readableBytes());
             try {
-                synchronized (ctx) {
+                ctx.lock.lock();
+                try {
                     body = ctx.exchange.unwrap(token, true);
+                } finally {
+                    ctx.lock.unlock();
                 }
             } catch (KerberosException e) {
                 throw new XdrException("rpc_gss_priv_data: " + e.getMessage());
@@ -131,36 +145,54 @@ public final class RpcSecGss {
     /**
      * The reply as sent: {@code m} itself under service none, or for a reply with results (accept
      * state SUCCESS), the sequence number and the results under a MIC (integrity) or wrapped and
-     * encrypted (privacy), the payload copied in. Other replies go as they are (§5.3.3.4).
+     * encrypted (privacy). Other replies go as they are (§5.3.3.4). The results are copied once,
+     * into the array the checksum or the encryption covers, and that array (or the token wrapped
+     * from it) goes out as it is, after the reply header.
      */
     public XdrMessage reply(Verified v, XdrMessage m, ByteBufAllocator alloc) throws KerberosException {
         if (m == null || v.service() == RpcGssCred.SERVICE_NONE) {
             return m;
         }
-        byte[] all = m.toBytes();
-        m.release();
         int headerLength = 24 + v.replyVerifier().length + (-v.replyVerifier().length & 3);
-        if (all.length < headerLength || java.nio.ByteBuffer.wrap(all).getInt(headerLength - 4) != Rpc.SUCCESS) {
-            return new XdrMessage(Unpooled.wrappedBuffer(all), null, -1, Unpooled.EMPTY_BUFFER);
+        if (m.length() < headerLength) {
+            return m;
         }
-        byte[] body = new byte[4 + all.length - headerLength];
+        if (m.head().readableBytes() < headerLength) { // the reply header in one piece, to read and keep
+            byte[] all = m.toBytes();
+            m.release();
+            m = new XdrMessage(Unpooled.wrappedBuffer(all), null, -1, Unpooled.EMPTY_BUFFER);
+        }
+        ByteBuf head = m.head();
+        if (head.getInt(head.readerIndex() + headerLength - 4) != Rpc.SUCCESS) {
+            return m;
+        }
+        byte[] body = m.toBytes(headerLength, 4); // rpc_gss_data_t: the sequence number, then the results
         java.nio.ByteBuffer.wrap(body).putInt(v.seqNum());
-        System.arraycopy(all, headerLength, body, 4, all.length - headerLength);
+        ByteBuf header = alloc.buffer(headerLength + 4);
+        header.writeBytes(head, head.readerIndex(), headerLength);
+        m.release();
         Context ctx = v.context();
-        ByteBuf out;
-        synchronized (ctx) {
-            if (v.service() == RpcGssCred.SERVICE_INTEGRITY) {
-                byte[] mic = ctx.exchange.mic(body);
-                out = alloc.buffer(headerLength + body.length + mic.length + 16);
-                out.writeBytes(all, 0, headerLength);
-                opaque(out, body);
-                opaque(out, mic);
-            } else {
-                byte[] wrapped = ctx.exchange.wrap(body, true);
-                out = alloc.buffer(headerLength + wrapped.length + 8);
-                out.writeBytes(all, 0, headerLength);
-                opaque(out, wrapped);
-            }
+        byte[] token;
+        boolean integrity = v.service() == RpcGssCred.SERVICE_INTEGRITY;
+        ctx.lock.lock();
+        try {
+            token = integrity ? ctx.exchange.mic(body) : ctx.exchange.wrap(body, true);
+        } catch (KerberosException e) {
+            header.release();
+            throw e;
+        } finally {
+            ctx.lock.unlock();
+        }
+        io.netty.buffer.CompositeByteBuf out = alloc.compositeBuffer(3);
+        if (integrity) { // rpc_gss_integ_data: the body, then its checksum (§5.3.2.2)
+            header.writeInt(body.length);
+            ByteBuf checksum = alloc.buffer(12 + token.length);
+            checksum.writeZero(-body.length & 3);
+            opaque(checksum, token);
+            out.addComponents(true, header, Unpooled.wrappedBuffer(body), checksum);
+        } else { // rpc_gss_priv_data: the wrap token (§5.3.2.3)
+            header.writeInt(token.length);
+            out.addComponents(true, header, Unpooled.wrappedBuffer(token), Unpooled.wrappedBuffer(new byte[-token.length & 3]));
         }
         return new XdrMessage(out, null, -1, Unpooled.EMPTY_BUFFER);
     }
@@ -199,11 +231,14 @@ public final class RpcSecGss {
         }
         byte[] out;
         try {
-            synchronized (ctx) {
+            ctx.lock.lock();
+            try {
                 out = ctx.exchange.accept(token);
                 if (ctx.exchange.established()) {
                     ctx.establish(identities);
                 }
+            } finally {
+                ctx.lock.unlock();
             }
         } catch (KerberosException e) {
             contexts.remove(handle);
@@ -219,8 +254,11 @@ public final class RpcSecGss {
         byte[] window = {0, 0, 0, (byte) SEQ_WINDOW};
         byte[] mic;
         try {
-            synchronized (ctx) {
+            ctx.lock.lock();
+            try {
                 mic = ctx.exchange.mic(window);
+            } finally {
+                ctx.lock.unlock();
             }
         } catch (KerberosException e) {
             contexts.remove(handle);
@@ -266,7 +304,8 @@ public final class RpcSecGss {
         byte[] seq = {(byte) (cred.seqNum() >>> 24), (byte) (cred.seqNum() >>> 16), (byte) (cred.seqNum() >>> 8),
             (byte) cred.seqNum()};
         byte[] mic;
-        synchronized (ctx) {
+        ctx.lock.lock();
+        try {
             if (!ctx.exchange.verifyMic(cred.signedHeader(), cred.verifier())) {
                 throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CREDPROBLEM, "the call header's MIC does not verify");
             }
@@ -279,6 +318,8 @@ public final class RpcSecGss {
             } catch (KerberosException e) {
                 throw RpcRejectedException.authError(AuthStat.RPCSEC_GSS_CTXPROBLEM, e.getMessage());
             }
+        } finally {
+            ctx.lock.unlock();
         }
         CallHeader checked = new CallHeader(h.xid(), h.program(), h.version(), h.procedure(),
                 new GssPrincipal(ctx.principal, cred.service(), ctx.identity), h.verifierFlavor());
@@ -344,7 +385,9 @@ public final class RpcSecGss {
     /** One context: its GSS exchange, its window, the principal and the identity it maps to. */
     static final class Context {
         final KerberosAcceptor.Exchange exchange;
-        final SequenceWindow window = new SequenceWindow(SEQ_WINDOW);
+        final SequenceWindow window = new SequenceWindow(SEQ_REMEMBERED);
+        /** Guards the GSS context (not thread-safe) and the window; fair, so calls are checked in the order they wait. */
+        final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock(true);
         volatile long lastUsed = System.nanoTime();
         volatile boolean established;
         volatile boolean expires;

@@ -76,15 +76,40 @@ public final class XdrMessage {
 
     /** Copies the whole message into a byte array, leaving the parts as they are. */
     public byte[] toBytes() {
-        byte[] out = new byte[length()];
-        int at = head.readableBytes();
-        head.getBytes(head.readerIndex(), out, 0, at);
-        if (payload != null) {
-            java.lang.foreign.MemorySegment.copy(payload.segment(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, out, at,
-                    (int) payload.length());
-            at += (int) payload.length();
+        return toBytes(0, 0);
+    }
+
+    /**
+     * Copies the message from XDR offset {@code from} on into a new array, after {@code leading}
+     * bytes left zero for the caller, leaving the parts as they are.
+     */
+    public byte[] toBytes(int from, int leading) {
+        if (from < 0 || from > length() || leading < 0) {
+            throw new IndexOutOfBoundsException("from " + from + " of " + length() + ", leading " + leading);
         }
-        tail.getBytes(tail.readerIndex(), out, at, tail.readableBytes());
+        byte[] out = new byte[leading + length() - from];
+        int at = leading;
+        int skip = from;
+        int n = head.readableBytes();
+        if (skip < n) {
+            head.getBytes(head.readerIndex() + skip, out, at, n - skip);
+            at += n - skip;
+            skip = 0;
+        } else {
+            skip -= n;
+        }
+        if (payload != null) {
+            n = (int) payload.length();
+            if (skip < n) {
+                java.lang.foreign.MemorySegment.copy(payload.segment(), java.lang.foreign.ValueLayout.JAVA_BYTE, skip, out,
+                        at, n - skip);
+                at += n - skip;
+                skip = 0;
+            } else {
+                skip -= n;
+            }
+        }
+        tail.getBytes(tail.readerIndex() + skip, out, at, tail.readableBytes() - skip);
         return out;
     }
 

@@ -123,10 +123,15 @@ class RpcSecGssTest {
 
     /** The client side of a context: the initiator's token exchange, done through the dispatcher. */
     static GSSContext initiator(Subject who) throws Exception {
+        return initiator(who, "nfs/gw.example.test");
+    }
+
+    /** The client side of a context with the service {@code service} (a principal name without realm). */
+    static GSSContext initiator(Subject who, String service) throws Exception {
         GSSManager m = GSSManager.getInstance();
         return Subject.callAs(who, () -> {
             GSSCredential cred = m.createCredential(null, GSSCredential.DEFAULT_LIFETIME, KRB5, GSSCredential.INITIATE_ONLY);
-            GSSContext ctx = m.createContext(m.createName("nfs/gw.example.test@" + MitKdc.REALM,
+            GSSContext ctx = m.createContext(m.createName(service + "@" + MitKdc.REALM,
                     new Oid("1.2.840.113554.1.2.2.1")), KRB5, cred, GSSContext.DEFAULT_LIFETIME);
             ctx.requestMutualAuth(true);
             ctx.requestInteg(true);
@@ -249,10 +254,11 @@ class RpcSecGssTest {
         assertEquals(("alice@" + MitKdc.REALM).length(), r.getInt());
 
         assertNull(reply(d, data(c, 9, 1, 0, 1, 1)), "a sequence number seen before is dropped (RFC 2203 5.3.3.1)");
-        assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(c, 10, 1, 0, 200, 1))));
-        assertNull(reply(d, data(c, 11, 1, 0, 50, 1)), "below the window of 128 under 200");
-        assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(c, 12, 1, 0, 150, 1))),
-                "an older number inside the window is taken once");
+        assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(c, 10, 1, 0, 2000, 1))));
+        assertNull(reply(d, data(c, 11, 1, 0, 50, 1)), "below the 1024 numbers remembered under 2000");
+        assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(c, 12, 1, 0, 1500, 1))),
+                "an older number the context remembers is taken once");
+        assertNull(reply(d, data(c, 13, 1, 0, 1500, 1)), "and only once");
     }
 
     /** A DATA call of procedure 2 with its argument {@code n} under integrity (2) or privacy (3). */
@@ -348,6 +354,39 @@ class RpcSecGssTest {
     }
 
     /**
+     * A ticket for another service (one whose key the gateway does not hold) is refused at context
+     * creation with a GSS major status, and another client's context cannot be used by naming its
+     * handle: the MIC made with the wrong key is RPCSEC_GSS_CREDPROBLEM. The dispatcher goes on
+     * serving the rightful contexts.
+     */
+    @Test
+    void aTicketForAnotherServiceAndAnotherClientsHandleAreRefused() throws Exception {
+        RpcDispatcher d = dispatcher(gss);
+        kdc.addService("nfs/other.example.test", tmp.resolve("other.keytab"));
+        GSSContext wrong = initiator(client, "nfs/other.example.test");
+        byte[] token = Subject.callAs(client, () -> wrong.initSecContext(new byte[0], 0, 0));
+        ByteBuf init = header(90, 0, 1, 0, 1, new byte[0]);
+        init.writeInt(AuthFlavor.AUTH_NONE).writeInt(0);
+        opaque(init, token);
+        ByteBuffer refused = reply(d, init);
+        assertEquals(Rpc.SUCCESS, acceptStat(refused), "rpc_gss_init_res carries the refusal (RFC 2203 5.2.3.1)");
+        assertEquals(0, opaque(refused).length, "no handle for a refused context");
+        assertTrue(refused.getInt() != 0, "gss_major is not GSS_S_COMPLETE for a ticket to nfs/other.example.test");
+
+        Path keytab = tmp.resolve("carol.keytab");
+        kdc.addService("carol", keytab);
+        Context alice = establish(d);
+        Context carol = establish(d, MitKdc.login("carol@" + MitKdc.REALM, keytab));
+        Context impostor = new Context(carol.client(), alice.handle());
+        assertEquals(AuthStat.RPCSEC_GSS_CREDPROBLEM, authError(reply(d, data(impostor, 91, 1, 0, 1, 1))),
+                "carol signs with her own key, not alice's");
+        ByteBuffer r = reply(d, data(alice, 92, 1, 0, 1, 1));
+        assertEquals(Rpc.SUCCESS, acceptStat(r), "alice's context still serves her");
+        assertEquals(1234, r.getInt());
+        assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(carol, 93, 1, 0, 1, 1))), "and carol's her");
+    }
+
+    /**
      * A context lasts as long as the ticket it was made with (RFC 2203 5.3.3.3): after the ticket's
      * end its calls are refused with RPCSEC_GSS_CTXPROBLEM, which tells the client to make a new
      * context; one made with a new ticket serves again.
@@ -373,6 +412,43 @@ class RpcSecGssTest {
                 "the ticket has ended, and its context with it");
         Context renewed = establish(d, MitKdc.login("bob@" + MitKdc.REALM, keytab));
         assertEquals(Rpc.SUCCESS, acceptStat(reply(d, data(renewed, 82, 1, 0, 1, 1))), "a new ticket, a new context");
+    }
+
+    /**
+     * A client keeps 16 calls of one context in flight on one connection, numbered in the order it
+     * sends them, and the server runs them concurrently, as the TCP transport does (a virtual
+     * thread per call). However the server's threads interleave, no call is dropped as below the
+     * window: the reordering is the server's own, not a replay.
+     */
+    @Test
+    void callsRunConcurrentlyAreNeverDroppedByTheirOwnReordering() throws Exception {
+        RpcDispatcher d = dispatcher(gss);
+        Context c = establish(d);
+        int calls = 20_000;
+        java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(16);
+        java.util.concurrent.atomic.AtomicInteger dropped = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int seq = 1; seq <= calls; seq++) {
+                inFlight.acquire();
+                ByteBuf call = protectedCall(c, 1000 + seq, seq, 3, seq, false);
+                executor.execute(() -> {
+                    try {
+                        XdrMessage m = d.dispatch(call, CONN);
+                        if (m == null) {
+                            dropped.incrementAndGet();
+                        } else if (acceptStat(ByteBuffer.wrap(m.toBytes())) == Rpc.SUCCESS) {
+                            answered.incrementAndGet();
+                        }
+                    } finally {
+                        call.release();
+                        inFlight.release();
+                    }
+                });
+            }
+        }
+        assertEquals(0, dropped.get(), "calls dropped unanswered");
+        assertEquals(calls, answered.get());
     }
 
     @Test
