@@ -117,8 +117,11 @@ public final class OpCreateSession extends Nfs4Op {
             case AUTH_SYS -> {
                 return AuthSys.decode(in);
             }
-            case 6 -> { // RPCSEC_GSS
-                in.readInt(); // service
+            case 6 -> { // RPCSEC_GSS, passed over as knfsd does (no client offers it alone)
+                int service = in.readInt();
+                if (service < 1 || service > 3) { // rpc_gss_svc_t: none, integrity, privacy
+                    throw new XdrException("gcbp_service " + service);
+                }
                 in.skipOpaque(NFS4_OPAQUE_LIMIT);
                 in.skipOpaque(NFS4_OPAQUE_LIMIT);
                 return null;
