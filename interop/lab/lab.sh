@@ -24,6 +24,14 @@
 #                                     SMB Direct on the same siw link, and rdmagate's SMB Direct
 #                                     with its SMB over TCP, through the kernel cifs client
 #                                     (job/bench-smb-direct.sh); prints a table
+#   lab.sh soak [MINUTES] [WORKERS] [WARM]
+#                                     boot once with rdmagate running in the guest and run the
+#                                     soak (job/soak.sh): the kernel clients on six mounts (NFSv3
+#                                     and NFSv4.1 over TCP and RDMA, cifs over TCP and SMB Direct),
+#                                     WORKERS loops each (10) writing and verifying through two
+#                                     mounts for MINUTES (30) after a warm-up of WARM (3) that
+#                                     sets the baseline; prints the gateway's retained heap, RSS,
+#                                     threads and descriptors each minute and the results
 #   lab.sh clean                      remove cached images other than the current one, and
 #                                     leftover work directories (while no build runs)
 #
@@ -167,6 +175,18 @@ case $cmd in
                         t, (t > 0 ? sprintf("%.2f", r / t) : "")
                 }
             }' "$job/output.log"
+        echo "lab.sh: exit $rc; console $job/console.log, output $job/output.log" >&2
+        exit $rc
+        ;;
+    soak)
+        bench_job soak.sh
+        printf 'SOAK_MINUTES=%s\nSOAK_WORKERS=%s\nSOAK_WARM=%s\n' "${1:-30}" "${2:-10}" "${3:-3}" > "$job/env"
+        echo "lab.sh: job directory $job" >&2
+        set +e
+        "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout $(( ${1:-30} * 60 + 1800 ))
+        rc=$?
+        set -e
+        grep -E '^(SOAK|WORKER|ERROR|RESULT|SUMMARY)' "$job/output.log" || true
         echo "lab.sh: exit $rc; console $job/console.log, output $job/output.log" >&2
         exit $rc
         ;;

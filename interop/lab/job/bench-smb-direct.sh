@@ -61,16 +61,7 @@ transports:
   nfs: {enabled: false}
   smb: {port: 445, directPort: 5445}
 YAML
-cp=$(cat /job/cp/classpath 2>/dev/null || echo '/job/cp/*')
-add_user() {                                # the JVM under TCG now and then dies at start: three tries
-    local attempt
-    for attempt in 1 2 3; do
-        echo labpass | java -cp "$cp" io.rdmagate.gateway.Main user add lab --uid 0 --gid 0 \
-            --config /tmp/rdmagate.yaml --password-stdin && return 0
-    done
-    return 1
-}
-check rdmagate-user add_user || rc=1
+check rdmagate-user add_smb_user /tmp/rdmagate.yaml lab labpass || rc=1
 start_rdmagate /tmp/rdmagate.yaml /var/lib/rdmagate 445 || exit 1
 run_load rdmagate "//$SIW_ADDR/data" "$common,rdma" || rc=1
 run_load rdmagate-tcp "//$SIW_ADDR/data" "$common" || rc=1

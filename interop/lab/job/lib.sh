@@ -202,6 +202,16 @@ start_rdmagate() {                          # start_rdmagate CONFIG STATE_DIR PO
     return 1
 }
 
+add_smb_user() {                            # add_smb_user CONFIG NAME PASSWORD: an SMB user acting as root
+    local attempt cp
+    cp=$(cat /job/cp/classpath 2>/dev/null || echo '/job/cp/*')
+    for attempt in 1 2 3; do                # the JVM under TCG now and then dies at start: three tries
+        echo "$3" | java -cp "$cp" io.rdmagate.gateway.Main user add "$2" --uid 0 --gid 0 \
+            --config "$1" --password-stdin && return 0
+    done
+    return 1
+}
+
 # fcntl(F_SETLK, F_WRLCK) on the whole file, as fs-workload.sh takes it: perl -e "$SETLK" FILE [MARK SECONDS]
 SETLK='use Fcntl; open(my $fh, "+<", $ARGV[0]) or die "open: $!";
     my $lk = pack("s s x4 q q i x4", F_WRLCK, 0, 0, 0, 0); fcntl($fh, F_SETLK, $lk) or exit 1;
