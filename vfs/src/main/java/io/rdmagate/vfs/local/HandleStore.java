@@ -175,12 +175,15 @@ final class HandleStore implements AutoCloseable {
 
     /**
      * The record of a file just created at (parent, name): a fresh generation, unless a concurrent
-     * lookup already recorded this very file (same birth time), whose generation is kept.
+     * lookup already recorded this very file (same place, and same birth time where known), whose
+     * generation is kept. The place decides: a record left by a removed file whose inode number the
+     * filesystem gave to this one can carry the same birth time (filesystems stamp it at clock-tick
+     * granularity).
      */
     synchronized Entry created(long ino, long parent, String name, long btime, Long verifier) {
         Entry e = get(ino);
-        boolean sameFile = e != null && (btime != 0 ? e.btimeNanos() == btime
-                : e.parent() == parent && e.name().equals(name));
+        boolean sameFile = e != null && e.parent() == parent && e.name().equals(name)
+                && (btime == 0 || e.btimeNanos() == 0 || e.btimeNanos() == btime);
         if (sameFile) {
             e = e.at(parent, name);
         } else {
@@ -224,6 +227,21 @@ final class HandleStore implements AutoCloseable {
         files.put(ino, e.encode());
         decoded.put(ino, e);
         store.commit();
+    }
+
+    /**
+     * Removes the record of a file that lost its last name, if the record is still that file's:
+     * {@code generation} is the one it had before the removal. Between the removal and this call
+     * the filesystem may give the inode number to a file created meanwhile, whose record (a fresh
+     * generation) must stay. Returns whether a record went.
+     */
+    synchronized boolean removeIf(long ino, long generation) {
+        Entry e = get(ino);
+        if (e == null || e.generation() != generation) {
+            return false;
+        }
+        remove(ino);
+        return true;
     }
 
     synchronized void remove(long ino) {

@@ -414,26 +414,31 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 throw new VfsException(VfsError.IS_DIRECTORY, name);
             }
             Permissions.requireUnlink(caller, attrs(ds, null), attrs(victim, null));
+            Entry record = store.get(victim.ino());
             try {
                 Libc.unlinkat(a, d.fd(), actual, directory ? Libc.AT_REMOVEDIR : 0);
             } catch (Libc.Errno e) {
                 throw e.toVfs((directory ? "rmdir " : "remove ") + name);
             }
             invalidateListing(ds.ino());
-            forgetIfGone(a, victim, ds.ino(), actual);
+            forgetIfGone(a, victim, record, ds.ino(), actual);
         }
     }
 
     /**
      * After an entry disappeared: drop the record if that was the file's last name; else, if it was
-     * the recorded name, move the record to another known name of the file.
+     * the recorded name, move the record to another known name of the file. {@code record} is the
+     * file's record read before the entry went (null if it had none): once the file's last name is
+     * gone the filesystem may give its inode number to a file another call creates, and only the
+     * removed file's own record and locks go.
      */
-    private void forgetIfGone(Arena a, Stat victim, long parent, String name) {
+    private void forgetIfGone(Arena a, Stat victim, Entry record, long parent, String name) {
         if (victim.type() == FileType.DIRECTORY || victim.nlink() <= 1) {
-            store.remove(victim.ino());
-            locks.forget(victim.ino());
             dataFds.invalidate(victim.ino());
             listings.invalidate(victim.ino());
+            if (record != null && store.removeIf(victim.ino(), record.generation())) {
+                locks.forget(victim.ino());
+            }
             return;
         }
         store.removeAlias(victim.ino(), parent, name);
@@ -491,6 +496,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
             Permissions.requireDirChange(caller, attrs(ts, null));
             String to = actualName(a, td, ts, toName);
             Stat target = to == null ? null : statAt(a, td.fd(), to);
+            Entry targetRecord = target == null ? null : store.get(target.ino());
             if (target != null && target.ino() == moving.ino()) {
                 if (fs.ino() == ts.ino() && !to.equals(toName) && options.caseInsensitive()) {
                     to = toName; // a case-only rename
@@ -516,7 +522,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
             invalidateListing(fs.ino());
             invalidateListing(ts.ino());
             if (target != null) {
-                forgetIfGone(a, target, ts.ino(), to);
+                forgetIfGone(a, target, targetRecord, ts.ino(), to);
             }
             String newName = to == null ? toName : to;
             if (store.update(moving.ino(), e -> e.at(ts.ino(), newName)) == null) {
@@ -1333,10 +1339,16 @@ public final class LocalFileSystem implements VirtualFileSystem {
         Entry e;
         synchronized (store) {
             e = store.get(st.ino());
-            if (e == null || (e.btimeNanos() != 0 && st.btime() != 0 && e.btimeNanos() != st.btime())) {
+            boolean sameBirth = e != null && (e.btimeNanos() == 0 || st.btime() == 0 || e.btimeNanos() == st.btime());
+            boolean samePlace = e != null && e.parent() == parent && e.name().equals(name);
+            if (e != null && !(sameBirth && samePlace) && (!sameBirth || st.nlink() <= 1) && recordedFileLive(a, e, st.ino())) {
+                // the stat was of a file removed since, whose inode number the recorded file now has
+                throw new VfsException(VfsError.NOT_FOUND, name + " was removed");
+            }
+            if (e == null || !sameBirth) {
                 e = Entry.fresh(parent, name, st.btime());
                 store.put(st.ino(), e);
-            } else if (e.parent() != parent || !e.name().equals(name)) {
+            } else if (!samePlace) {
                 if (st.nlink() > 1 && stillAt(a, e.parent(), e.name(), st.ino())) {
                     store.addAlias(st.ino(), parent, name);
                 } else {
@@ -1346,6 +1358,19 @@ public final class LocalFileSystem implements VirtualFileSystem {
             }
         }
         return new Node(FileHandle.of(volumeId, st.ino(), e.generation(), st.type()), attrs(st, e));
+    }
+
+    /** Whether the file a record describes is where the record says (same inode, same birth time). */
+    private boolean recordedFileLive(Arena a, Entry e, long ino) {
+        if (e.name().isEmpty()) {
+            return false;
+        }
+        try (Fd p = walk(a, e.parent())) {
+            Stat at = statAt(a, p.fd(), e.name());
+            return at.ino() == ino && (e.btimeNanos() == 0 || at.btime() == 0 || at.btime() == e.btimeNanos());
+        } catch (VfsException ex) {
+            return false;
+        }
     }
 
     private boolean stillAt(Arena a, long parent, String name, long ino) {
