@@ -11,6 +11,11 @@ import java.util.List;
 final class FileState {
     final int volumeId;
     final long fileId;
+    /**
+     * The generation of the file's handle: once the file is deleted, the filesystem may give its
+     * inode number (the table's key) to a new file at once, while this state is still leaving.
+     */
+    final long generation;
     final List<Open> opens = new ArrayList<>();
     boolean deletePending;
     /** Some open may hold a Level II oplock (set on grant, cleared when they are broken); read unlocked. */
@@ -27,9 +32,10 @@ final class FileState {
     FileHandle parent;
     String name;
 
-    FileState(int volumeId, long fileId, FileHandle parent, String name) {
-        this.volumeId = volumeId;
-        this.fileId = fileId;
+    FileState(FileHandle handle, FileHandle parent, String name) {
+        this.volumeId = handle.volumeId();
+        this.fileId = handle.fileId();
+        this.generation = handle.generation();
         this.parent = parent;
         this.name = name;
     }

@@ -24,7 +24,7 @@ public final class OpenTable {
     /** How many files have SMB opens, for other protocols' hot paths to read without the monitor. */
     private volatile int openFiles;
     /** Files whose last close deleted them, newest last (a ring), with how many there have been. */
-    private final FileKey[] deleted = new FileKey[64];
+    private final Deleted[] deleted = new Deleted[64];
     private long deletions;
     /** How long an open waits for a file whose last close is deleting it. */
     private static final long DELETE_WAIT_MILLIS = 10_000;
@@ -68,6 +68,13 @@ public final class OpenTable {
         return new FileKey(volume, fileId);
     }
 
+    /** A file deleted by its last close: its inode number may be a new file's by now, its generation not. */
+    private record Deleted(int volume, long fileId, long generation) {
+        boolean of(FileHandle h) {
+            return volume == h.volumeId() && fileId == h.fileId() && generation == h.generation();
+        }
+    }
+
     static final int DATA_READ = Access.FILE_READ_DATA | Access.FILE_EXECUTE;
     public static final int DATA_WRITE = Access.FILE_WRITE_DATA | Access.FILE_APPEND_DATA;
 
@@ -90,9 +97,10 @@ public final class OpenTable {
     }
 
     /** Checks sharing and delete-pending, then registers the open; atomic with respect to other opens. */
-    synchronized FileState admit(int volume, long fileId, FileHandle parent, String name, int access, int share)
+    synchronized FileState admit(FileHandle handle, FileHandle parent, String name, int access, int share)
             throws SmbException {
-        FileState f = files.get(key(volume, fileId));
+        FileKey k = key(handle.volumeId(), handle.fileId());
+        FileState f = files.get(k);
         if (f != null) {
             if (f.deletePending) {
                 throw new SmbException(NtStatus.DELETE_PENDING, name + " is being deleted");
@@ -103,8 +111,8 @@ public final class OpenTable {
                 }
             }
         } else {
-            f = new FileState(volume, fileId, parent, name);
-            files.put(key(volume, fileId), f);
+            f = new FileState(handle, parent, name);
+            files.put(k, f);
             openFiles = files.size();
         }
         return f;
@@ -131,12 +139,12 @@ public final class OpenTable {
     }
 
     /** Whether the file was deleted by a last close after {@code since}; guarded by this. */
-    private boolean deletedSince(FileKey k, long since) {
+    private boolean deletedSince(FileHandle h, long since) {
         if (deletions - since > deleted.length) {
             return true; // too many to tell: look again
         }
         for (long i = since; i < deletions; i++) {
-            if (k.equals(deleted[(int) (i % deleted.length)])) {
+            if (deleted[(int) (i % deleted.length)].of(h)) {
                 return true;
             }
         }
@@ -159,11 +167,14 @@ public final class OpenTable {
             synchronized (this) {
                 FileKey k = key(handle.volumeId(), handle.fileId());
                 FileState f = files.get(k);
-                if (f != null && f.deleting) {
+                while (f != null && f.deleting) {
                     awaitDeleted(f, name);
-                    return Admission.VANISHED;
+                    if (f.generation == handle.generation()) {
+                        return Admission.VANISHED;
+                    }
+                    f = files.get(k); // that was another file, which had this inode number: this one is new
                 }
-                if (f == null && lookedUp >= 0 && deletedSince(k, lookedUp)) {
+                if (f == null && lookedUp >= 0 && deletedSince(handle, lookedUp)) {
                     return Admission.VANISHED;
                 }
                 Lease own = oplocks.ownLease(oplock, handle.volumeId(), handle.fileId());
@@ -173,7 +184,7 @@ public final class OpenTable {
                         return new Admission(null, null, w);
                     }
                 }
-                f = admit(handle.volumeId(), handle.fileId(), parent, name, access, share);
+                f = admit(handle, parent, name, access, share);
                 Oplocks.Wait w = oplocks.afterShareCheck(f, oplock, own, notices);
                 if (w != null) {
                     return new Admission(null, null, w);
@@ -241,7 +252,7 @@ public final class OpenTable {
     private synchronized void deleted(FileState f) {
         f.deleting = false;
         forget(f);
-        deleted[(int) (deletions % deleted.length)] = key(f.volumeId, f.fileId);
+        deleted[(int) (deletions % deleted.length)] = new Deleted(f.volumeId, f.fileId, f.generation);
         deletions++;
         notifyAll();
     }

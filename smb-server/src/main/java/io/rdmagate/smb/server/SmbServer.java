@@ -509,7 +509,11 @@ public final class SmbServer implements AutoCloseable {
         }
     }
 
-    /** Deletes a file whose last open closed with delete pending (MS-FSA 2.1.5.4). */
+    /**
+     * Deletes a file whose last open closed with delete pending (MS-FSA 2.1.5.4). The filesystem
+     * drops the file's locks with its last name (not this: its inode number may already be a new
+     * file's).
+     */
     void deleteFile(SmbSession s, FileState f, boolean directory, io.rdmagate.vfs.VirtualFileSystem vfs) {
         try {
             if (directory) {
@@ -517,7 +521,6 @@ public final class SmbServer implements AutoCloseable {
             } else {
                 vfs.remove(s.caller(), f.parent, f.name);
             }
-            vfs.locks().forget(f.fileId);
         } catch (VfsException e) {
             log.warn("delete on close of {} failed: {}", f.name, e.getMessage());
         }
