@@ -31,7 +31,9 @@
 #                                     WORKERS loops each (10) writing and verifying through two
 #                                     mounts for MINUTES (30) after a warm-up of WARM (3) that
 #                                     sets the baseline; prints the gateway's retained heap, RSS,
-#                                     threads and descriptors each minute and the results
+#                                     threads and descriptors each minute and the results;
+#                                     SOAK_SMALL_EVERY=N in the environment makes the directory
+#                                     of small files every Nth round (10)
 #   lab.sh clean                      remove cached images other than the current one, and
 #                                     leftover work directories (while no build runs)
 #
@@ -180,7 +182,8 @@ case $cmd in
         ;;
     soak)
         bench_job soak.sh
-        printf 'SOAK_MINUTES=%s\nSOAK_WORKERS=%s\nSOAK_WARM=%s\n' "${1:-30}" "${2:-10}" "${3:-3}" > "$job/env"
+        printf 'SOAK_MINUTES=%s\nSOAK_WORKERS=%s\nSOAK_WARM=%s\nSOAK_SMALL_EVERY=%s\n' "${1:-30}" "${2:-10}" "${3:-3}" \
+            "${SOAK_SMALL_EVERY:-10}" > "$job/env"
         echo "lab.sh: job directory $job" >&2
         set +e
         "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout $(( ${1:-30} * 60 + 1800 ))

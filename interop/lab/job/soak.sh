@@ -7,7 +7,7 @@
 # own: write it whole with random content (O_DIRECT, so the bytes reach the gateway), read it back
 # through its own mount and through the next mount in the list, another protocol or transport
 # (O_DIRECT again, so the gateway answers), compare both with what was written; and every tenth
-# round make, list and remove a directory of small files. Any difference or failed command is an
+# round (SOAK_SMALL_EVERY) make, list and remove a directory of small files. Any difference or failed command is an
 # error. Every SOAK_SAMPLE seconds (60) the gateway's retained heap (after a full GC, from jcmd),
 # resident set, threads and descriptors are printed as SOAK lines.
 #
@@ -23,6 +23,7 @@ set -uo pipefail
 MINUTES=${SOAK_MINUTES:-30}
 WORKERS=${SOAK_WORKERS:-10}
 SAMPLE=${SOAK_SAMPLE:-60}
+SMALL_EVERY=${SOAK_SMALL_EVERY:-10}
 echo 1 > /proc/sys/kernel/panic_on_oops
 
 check siw-up rdma_dummy siw || exit 1
@@ -118,16 +119,23 @@ quiet() {
 
 rc=0
 # small_files DIR ID: a directory of eight small files made, listed and removed; on a failure it
-# says which step failed and clears the directory, so that the next round starts afresh
+# says which step failed, shows the directory as the client and as the disk have it, and clears it,
+# so that the next round starts afresh
 small_files() {
     local d=$1 k n
-    mkdir "$d" || { echo "ERROR $2 mkdir $d"; rm -rf "$d"; return 1; }
+    mkdir "$d" || { small_failed "$2" mkdir "$d"; return 1; }
     for k in 1 2 3 4 5 6 7 8; do
-        echo "$2 $k" > "$d/f$k" || { echo "ERROR $2 write $d/f$k"; rm -rf "$d"; return 1; }
+        echo "$2 $k" > "$d/f$k" || { small_failed "$2" "write f$k" "$d"; return 1; }
     done
     n=$(ls "$d" | wc -l)
-    [ "$n" = 8 ] || { echo "ERROR $2 list $d: $n entries"; rm -rf "$d"; return 1; }
-    rm -r "$d" || { echo "ERROR $2 remove $d"; rm -rf "$d"; return 1; }
+    [ "$n" = 8 ] || { small_failed "$2" "list ($n entries)" "$d"; return 1; }
+    rm -r "$d" || { small_failed "$2" remove "$d"; return 1; }
+}
+small_failed() {                            # small_failed ID STEP DIR
+    echo "ERROR $1 $2 $3"
+    echo "ERROR $1 client: $(ls -la "$3" 2>&1 | tr '\n' '|')"
+    echo "ERROR $1 disk: $(ls -la "/srv/rdmagate/soak/${3##*/}" 2>&1 | tr '\n' '|')"
+    rm -rf "$3"
 }
 
 # worker MOUNT_INDEX ID END: writes, reads back through two mounts, compares; prints WORKER ID ROUNDS ERRORS
@@ -147,7 +155,7 @@ worker() {
                 errors=$((errors + 1)); echo "ERROR $id read $via/$file: $(head -c 200 "$scratch.err")"
             fi
         done
-        if [ $((rounds % 10)) = 0 ] && ! small_files "$own/soak/dir-$id" "$id"; then
+        if [ $((rounds % SMALL_EVERY)) = 0 ] && ! small_files "$own/soak/dir-$id" "$id"; then
             errors=$((errors + 1)); echo "ERROR $id metadata $own/soak/dir-$id"
         fi
         rounds=$((rounds + 1))
