@@ -86,6 +86,15 @@ public final class LocalFileSystem implements VirtualFileSystem {
     private record Listing(long mtime, long ctime, DirectoryListing order, Map<String, Long> inodes) {
     }
 
+    /**
+     * Changes the gateway made to directories, counted per stripe of the directory's inode number
+     * under {@code listings}' monitor: a listing read while one happened may lack its entry and is
+     * not kept (a shared stripe only skips keeping one). The directory's times alone cannot tell on
+     * kernels that stamp them at clock-tick granularity (before Linux 6.13): a create in the same
+     * tick as the listing leaves them as they were.
+     */
+    private final long[] listingChanges = new long[256];
+
     private LocalFileSystem(Path rootPath, ExportOptions options, HandleStore store, int rootFd, Stat root) {
         this.rootPath = rootPath;
         this.options = options;
@@ -435,7 +444,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
     private void forgetIfGone(Arena a, Stat victim, Entry record, long parent, String name) {
         if (victim.type() == FileType.DIRECTORY || victim.nlink() <= 1) {
             dataFds.invalidate(victim.ino());
-            listings.invalidate(victim.ino());
+            invalidateListing(victim.ino());
             if (record != null && store.removeIf(victim.ino(), record.generation())) {
                 locks.forget(victim.ino());
             }
@@ -567,18 +576,31 @@ public final class LocalFileSystem implements VirtualFileSystem {
         if (l != null && l.mtime() == ds.mtime() && l.ctime() == ds.ctime()) {
             return l;
         }
+        int stripe = (int) (ds.ino() & (listingChanges.length - 1));
+        long seen;
+        synchronized (listings) {
+            seen = listingChanges[stripe];
+        }
         try {
             Map<String, Long> inodes = DirectoryReader.read(d.fd());
             l = new Listing(ds.mtime(), ds.ctime(), DirectoryListing.of(inodes.keySet()), inodes);
         } catch (Libc.Errno e) {
             throw e.toVfs("read directory");
         }
-        listings.put(ds.ino(), l);
+        synchronized (listings) {
+            if (listingChanges[stripe] == seen) {
+                listings.put(ds.ino(), l);
+            }
+        }
         return l;
     }
 
+    /** After the gateway changed a directory (or removed it: its inode number may be a new directory's). */
     private void invalidateListing(long dirIno) {
-        listings.invalidate(dirIno);
+        synchronized (listings) {
+            listingChanges[(int) (dirIno & (listingChanges.length - 1))]++;
+            listings.invalidate(dirIno);
+        }
     }
 
     @Override
