@@ -27,7 +27,13 @@ public final class Close implements Command {
         Open o = c.open(req.fileId());
         FileInfo f = null;
         if ((req.flags() & Smb2Close.POSTQUERY_ATTRIB) != 0 && o.pipe() == null) {
-            f = Files.info(o.vfs().getattr(o.handle()), false);
+            try {
+                f = Files.info(o.vfs().getattr(o.handle()), false);
+            } catch (VfsException gone) {
+                // the file went behind the open's back (the host, another protocol): the open closes
+                // all the same, and the reply carries no attributes (flags 0), as Samba answers
+                f = null;
+            }
         }
         closeOpen(c.server, o);
         if (f == null) {
