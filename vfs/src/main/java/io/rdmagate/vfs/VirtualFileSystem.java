@@ -74,6 +74,14 @@ public interface VirtualFileSystem extends AutoCloseable {
     void rmdir(Caller caller, FileHandle dir, String name) throws VfsException;
 
     /**
+     * Removes entry {@code name} of {@code dir} (a directory if {@code file} is one) only while it
+     * still names {@code file}: the deletion a delete-on-close makes at the last close (MS-FSA
+     * 2.1.5.4) deletes the file that was opened, never one another client has since put under that
+     * name. STALE when the name now names another file.
+     */
+    void removeIfSame(Caller caller, FileHandle dir, String name, FileHandle file) throws VfsException;
+
+    /**
      * Atomically renames. With {@code replace}, an existing target of a compatible type is replaced
      * (a directory only if empty); without it, an existing target is {@link VfsError#EXISTS}.
      */

@@ -541,6 +541,25 @@ public abstract class AbstractVfsConformanceTest {
     }
 
     @Test
+    void removeIfSameRemovesOnlyTheFileTheNameStillNames() throws Exception {
+        Node first = mkfile("f", bytes("first"));
+        fs.remove(ROOT, root(), "f");
+        Node second = mkfile("f", bytes("second")); // another client's file under the same name
+        assertError(VfsError.STALE, () -> fs.removeIfSame(ROOT, root(), "f", first.handle()));
+        assertEquals(second.handle(), lookup(root(), "f").handle());
+        assertArrayEquals(bytes("second"), read(second.handle(), 0, 100));
+        fs.removeIfSame(ROOT, root(), "f", second.handle());
+        assertError(VfsError.NOT_FOUND, () -> lookup(root(), "f"));
+
+        Node d1 = mkdir("d");
+        fs.rmdir(ROOT, root(), "d");
+        Node d2 = mkdir("d");
+        assertError(VfsError.STALE, () -> fs.removeIfSame(ROOT, root(), "d", d1.handle()));
+        fs.removeIfSame(ROOT, root(), "d", d2.handle());
+        assertEquals(List.of(), names(root()));
+    }
+
+    @Test
     void removeOfADirectoryIsIsDirectory() throws Exception {
         mkdir("d");
         assertError(VfsError.IS_DIRECTORY, () -> fs.remove(ROOT, root(), "d"));

@@ -241,7 +241,7 @@ public final class OpenTable {
         FileState f = remove(o);
         if (f != null) {
             try {
-                server.deleteFile(o.session, f, o.directory(), o.vfs());
+                server.deleteFile(o.session, f, o.handle(), o.vfs());
             } finally {
                 deleted(f);
             }

@@ -510,17 +510,14 @@ public final class SmbServer implements AutoCloseable {
     }
 
     /**
-     * Deletes a file whose last open closed with delete pending (MS-FSA 2.1.5.4). The filesystem
-     * drops the file's locks with its last name (not this: its inode number may already be a new
-     * file's).
+     * Deletes the file whose last open ({@code file}) closed with delete pending (MS-FSA 2.1.5.4):
+     * that file, not another one a client of another protocol or the host has put under its name
+     * since (as Samba checks device and inode before it unlinks). The filesystem drops the file's
+     * locks with its last name (not this: its inode number may already be a new file's).
      */
-    void deleteFile(SmbSession s, FileState f, boolean directory, io.rdmagate.vfs.VirtualFileSystem vfs) {
+    void deleteFile(SmbSession s, FileState f, io.rdmagate.vfs.FileHandle file, io.rdmagate.vfs.VirtualFileSystem vfs) {
         try {
-            if (directory) {
-                vfs.rmdir(s.caller(), f.parent, f.name);
-            } else {
-                vfs.remove(s.caller(), f.parent, f.name);
-            }
+            vfs.removeIfSame(s.caller(), f.parent, f.name, file);
         } catch (VfsException e) {
             log.warn("delete on close of {} failed: {}", f.name, e.getMessage());
         }

@@ -1,9 +1,11 @@
 package io.rdmagate.smb.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.hierynomus.msdtyp.AccessMask;
 import com.hierynomus.mssmb2.SMB2CreateDisposition;
+import com.hierynomus.mssmb2.SMB2CreateOptions;
 import com.hierynomus.mssmb2.SMB2ShareAccess;
 import com.hierynomus.smbj.SMBClient;
 import com.hierynomus.smbj.connection.Connection;
@@ -20,9 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Clients making and deleting directories of small files side by side, as `mkdir; echo > f; rm -r`
- * loops on cifs mounts do. The disk (ext4) gives a deleted file's inode number to the next file
- * created at once; the new directory or file must open as itself. Before the fix, a directory
+ * Files deleted and created under the same names. Clients making and deleting directories of small
+ * files side by side, as `mkdir; echo > f; rm -r` loops on cifs mounts do: the disk (ext4) gives a
+ * deleted file's inode number to the next file created at once, and the new directory or file
+ * must open as itself. Before the fix, a directory
  * created while another client's deleted file was leaving the open table (same inode number) made
  * its CREATE look its name up again and fail with STATUS_OBJECT_NAME_COLLISION, and a file created
  * meanwhile lost its handle (STATUS_FILE_CLOSED on its first write).
@@ -74,5 +77,36 @@ class CreateAfterDeleteTest {
         try (var left = Files.list(export)) {
             assertEquals(List.of(), left.toList());
         }
+    }
+
+    /**
+     * MS-FSA 2.1.5.4: the last close of a delete-pending file deletes that file. If the host (or an
+     * NFS client) has meanwhile removed it and put a new file under its name, the new file stays.
+     */
+    @Test
+    void aDeleteOnCloseDeletesTheFileItOpenedNotOneLaterUnderItsName() throws Exception {
+        Path export = Files.createDirectories(tmp.resolve("export"));
+        try (TestServer server = new TestServer(export, Files.createDirectories(tmp.resolve("state")), false, false);
+                SMBClient client = new SMBClient(SmbjTest.config().build());
+                Connection conn = client.connect("127.0.0.1", server.port());
+                DiskShare share = (DiskShare) conn.authenticate(SmbjTest.auth(TestServer.PASSWORD)).connectShare("data")) {
+            try (File temp = share.openFile("report.tmp", EnumSet.of(AccessMask.GENERIC_WRITE, AccessMask.DELETE), null,
+                    SMB2ShareAccess.ALL, SMB2CreateDisposition.FILE_CREATE, EnumSet.of(SMB2CreateOptions.FILE_DELETE_ON_CLOSE))) {
+                temp.write("scratch".getBytes(StandardCharsets.UTF_8), 0);
+                Files.delete(export.resolve("report.tmp"));
+                Files.writeString(export.resolve("report.tmp"), "the host's report");
+            }
+            assertEquals("the host's report", Files.readString(export.resolve("report.tmp")));
+            // the CLOSE closed the open (its attributes could not be had): nothing is left to delete later
+            assertEquals(0, server.server.opens().size());
+
+            // and without anyone else: the close deletes it
+            try (File temp = share.openFile("scratch.tmp", EnumSet.of(AccessMask.GENERIC_WRITE, AccessMask.DELETE), null,
+                    SMB2ShareAccess.ALL, SMB2CreateDisposition.FILE_CREATE, EnumSet.of(SMB2CreateOptions.FILE_DELETE_ON_CLOSE))) {
+                temp.write("scratch".getBytes(StandardCharsets.UTF_8), 0);
+            }
+            assertFalse(Files.exists(export.resolve("scratch.tmp")));
+        }
+        assertEquals("the host's report", Files.readString(export.resolve("report.tmp")));
     }
 }

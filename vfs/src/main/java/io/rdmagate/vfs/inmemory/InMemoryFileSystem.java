@@ -264,15 +264,21 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
 
     @Override
     public void remove(Caller caller, FileHandle dir, String name) throws VfsException {
-        unlink(caller, dir, name, false);
+        unlink(caller, dir, name, false, null);
     }
 
     @Override
     public void rmdir(Caller caller, FileHandle dir, String name) throws VfsException {
-        unlink(caller, dir, name, true);
+        unlink(caller, dir, name, true, null);
     }
 
-    private void unlink(Caller caller, FileHandle dir, String name, boolean directory) throws VfsException {
+    @Override
+    public void removeIfSame(Caller caller, FileHandle dir, String name, FileHandle file) throws VfsException {
+        unlink(caller, dir, name, file.type() == FileType.DIRECTORY, file);
+    }
+
+    private void unlink(Caller caller, FileHandle dir, String name, boolean directory, FileHandle expected)
+            throws VfsException {
         Names.check(name);
         writable();
         synchronized (store) {
@@ -283,6 +289,9 @@ public final class InMemoryFileSystem implements VirtualFileSystem {
                 throw new VfsException(VfsError.NOT_FOUND, name);
             }
             Inode v = d.children.get(actual);
+            if (expected != null && (v.id != expected.fileId() || v.generation != expected.generation())) {
+                throw new VfsException(VfsError.STALE, name + " names another file now");
+            }
             if (directory && v.type != FileType.DIRECTORY) {
                 throw new VfsException(VfsError.NOT_DIRECTORY, name);
             }

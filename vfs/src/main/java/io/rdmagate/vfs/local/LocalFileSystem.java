@@ -397,15 +397,21 @@ public final class LocalFileSystem implements VirtualFileSystem {
 
     @Override
     public void remove(Caller caller, FileHandle dir, String name) throws VfsException {
-        unlink(caller, dir, name, false);
+        unlink(caller, dir, name, false, null);
     }
 
     @Override
     public void rmdir(Caller caller, FileHandle dir, String name) throws VfsException {
-        unlink(caller, dir, name, true);
+        unlink(caller, dir, name, true, null);
     }
 
-    private void unlink(Caller caller, FileHandle dir, String name, boolean directory) throws VfsException {
+    @Override
+    public void removeIfSame(Caller caller, FileHandle dir, String name, FileHandle file) throws VfsException {
+        unlink(caller, dir, name, file.type() == FileType.DIRECTORY, file);
+    }
+
+    private void unlink(Caller caller, FileHandle dir, String name, boolean directory, FileHandle expected)
+            throws VfsException {
         Names.check(name);
         writable();
         try (Arena a = Arena.ofConfined(); Fd d = open(a, dir)) {
@@ -424,6 +430,11 @@ public final class LocalFileSystem implements VirtualFileSystem {
             }
             Permissions.requireUnlink(caller, attrs(ds, null), attrs(victim, null));
             Entry record = store.get(victim.ino());
+            if (expected != null && (victim.ino() != expected.fileId() || record == null
+                    || record.generation() != expected.generation()
+                    || record.btimeNanos() != 0 && victim.btime() != 0 && record.btimeNanos() != victim.btime())) {
+                throw new VfsException(VfsError.STALE, name + " names another file now");
+            }
             try {
                 Libc.unlinkat(a, d.fd(), actual, directory ? Libc.AT_REMOVEDIR : 0);
             } catch (Libc.Errno e) {
