@@ -79,8 +79,9 @@ class Nfs4BackChannelTest {
         return call -> {
             ByteBuf b = Unpooled.wrappedBuffer(call);
             int xid = b.getInt(0);
-            got.add(new Received(b.getInt(12), b.getInt(16), b.getInt(20), b.getInt(24)));
+            // CALLS first: a test that waits on got and then clears CALLS must find this call there
             CALLS.add(call);
+            got.add(new Received(b.getInt(12), b.getInt(16), b.getInt(20), b.getInt(24)));
             ByteBuf r = ReplyHeaders.accepted(Unpooled.buffer(), xid, acceptStat);
             if (acceptStat == Rpc.SUCCESS && b.getInt(20) == 1) {
                 r.writeInt(NFS4_OK).writeInt(0).writeInt(0); // status, tag, no results
