@@ -11,6 +11,7 @@
 # process's share of it. BENCH_JFR=1 records the gateway with JFR into /job/rdmagate.jfr. Not a test.
 set -uo pipefail
 . /job/lib.sh
+export LAB_JVM_OPTS=                        # measures speed: the JVM as shipped, C2 included
 [ -f /job/env ] && . /job/env
 MIB=${BENCH_MIB:-256}
 RAND_SECONDS=${BENCH_SECONDS:-20}

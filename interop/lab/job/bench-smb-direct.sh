@@ -9,6 +9,7 @@
 # "BENCH server figure value" lines; lab.sh bench-smb-direct makes the table. Not a test.
 set -uo pipefail
 . /job/lib.sh
+export LAB_JVM_OPTS=                        # measures speed: the JVM as shipped, C2 included
 [ -f /job/env ] && . /job/env
 MIB=${BENCH_MIB:-256}
 RAND_SECONDS=${BENCH_SECONDS:-20}

@@ -171,12 +171,21 @@ host_get() {                                # host_get PORT PATH
     curl -sS --max-time 30 -o - -w '\nHTTP %{http_code}\n' "http://10.0.2.100:$1$2"
 }
 
+# The guest's JVMs run C1-compiled code only (LAB_JVM_OPTS, default -XX:TieredStopAtLevel=1).
+# Every crash of the gateway's JVM seen under qemu's TCG (SIGSEGV at a bogus address) was at the
+# verified entry of a C1 method (offset +0x20) that the VM was patching with a jump while another
+# vCPU entered it: tiered compilation makes each warm C1 method not entrant when its C2 version
+# arrives, and TCG does not keep that cross-modified code coherent between vCPUs. Without C2 no C1
+# method is replaced. A job that measures speed sets LAB_JVM_OPTS= to run the JVM as shipped.
+lab_jvm_opts() {
+    echo "${LAB_JVM_OPTS--XX:TieredStopAtLevel=1}"
+}
+
 # Runs rdmagate in the guest: its class path from the lab (/job/cp/classpath, else the jars in
 # /job/cp), the JDK shared at /opt/jdk, in network namespace NETNS when one is given, until
 # ADDR:PORT (default 127.0.0.1) accepts. Sets GATEWAY (pid) and GATEWAY_LOG; reports rdmagate-start.
-# The JVM under TCG now and then dies of an emulation fault at start (SIGSEGV in the VM or in
-# JIT code, a different place each time, never seen on hardware): up to three attempts, each
-# with an empty STATE_DIR.
+# The JVM under TCG now and then dies of an emulation fault at start (see lab_jvm_opts; never
+# seen on hardware): up to three attempts, each with an empty STATE_DIR.
 start_rdmagate() {                          # start_rdmagate CONFIG STATE_DIR PORT [NETNS [ADDR]]
     local config=$1 state=$2 port=$3 ns=${4:-} addr=${5:-127.0.0.1} attempt cp in=()
     cp=$(cat /job/cp/classpath 2>/dev/null || echo '/job/cp/*')
@@ -184,7 +193,7 @@ start_rdmagate() {                          # start_rdmagate CONFIG STATE_DIR PO
     for attempt in 1 2 3; do
         rm -rf "${state:?}"/*
         GATEWAY_LOG=/job/rdmagate-$attempt.log
-        "${in[@]}" java --enable-native-access=ALL-UNNAMED -cp "$cp" io.rdmagate.gateway.Main serve \
+        "${in[@]}" java $(lab_jvm_opts) --enable-native-access=ALL-UNNAMED -cp "$cp" io.rdmagate.gateway.Main serve \
             --config "$config" > "$GATEWAY_LOG" 2>&1 &
         GATEWAY=$!
         for _ in $(seq 600); do
@@ -206,7 +215,7 @@ add_smb_user() {                            # add_smb_user CONFIG NAME PASSWORD:
     local attempt cp
     cp=$(cat /job/cp/classpath 2>/dev/null || echo '/job/cp/*')
     for attempt in 1 2 3; do                # the JVM under TCG now and then dies at start: three tries
-        echo "$3" | java -cp "$cp" io.rdmagate.gateway.Main user add "$2" --uid 0 --gid 0 \
+        echo "$3" | java $(lab_jvm_opts) -cp "$cp" io.rdmagate.gateway.Main user add "$2" --uid 0 --gid 0 \
             --config "$1" --password-stdin && return 0
     done
     return 1
