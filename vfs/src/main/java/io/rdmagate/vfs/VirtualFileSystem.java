@@ -154,7 +154,10 @@ public interface VirtualFileSystem extends AutoCloseable {
     void clone(Caller caller, FileHandle from, long fromOffset, FileHandle to, long toOffset, long length)
             throws VfsException;
 
-    /** Flushes a file's data and metadata to stable storage (COMMIT, SMB FLUSH). */
+    /**
+     * Flushes a file's data and metadata to stable storage (COMMIT, SMB FLUSH); of a directory, its
+     * entries: what was created, linked, removed or renamed in it (an NFS namespace change).
+     */
     void commit(FileHandle file) throws VfsException;
 
     /** Changes whenever the gateway restarts: writes that were UNSTABLE may have been lost. */

@@ -1217,6 +1217,17 @@ public abstract class AbstractVfsConformanceTest {
     }
 
     @Test
+    void commitOfADirectoryFlushesItsEntriesAndOfARemovedOneIsStale() throws Exception {
+        Node d = fs.mkdir(ROOT, root(), "d", SetAttributes.NONE);
+        fs.create(ROOT, d.handle(), "new", CreateMode.UNCHECKED, SetAttributes.NONE, 0);
+        fs.commit(d.handle()); // what an NFS create, remove or rename waits for on a sync export
+        fs.commit(root());
+        fs.remove(ROOT, d.handle(), "new");
+        fs.rmdir(ROOT, root(), "d");
+        assertError(VfsError.STALE, () -> fs.commit(d.handle()));
+    }
+
+    @Test
     void writingFromLentMemoryWorksLikePooledMemory() throws Exception {
         Node f = mkfile("f");
         byte[] data = random(10_000, 6);

@@ -1004,7 +1004,21 @@ public final class LocalFileSystem implements VirtualFileSystem {
         try (Arena a = Arena.ofConfined()) {
             Fd f = open(a, file);
             try (f) {
-                if (stat(a, f.fd()).type() != FileType.REGULAR) {
+                FileType type = stat(a, f.fd()).type();
+                if (type == FileType.DIRECTORY) {
+                    // fsync(2) of the directory: its entries, and on a journaling filesystem every
+                    // change logged before them, reach the disk (an O_PATH descriptor cannot sync)
+                    try (Fd d = Fd.owned(Libc.openat(a, Libc.AT_FDCWD, Libc.procPath(f.fd()),
+                            Libc.O_RDONLY | Libc.O_DIRECTORY, 0))) {
+                        Libc.fsync(a, d.fd(), false);
+                    } catch (Libc.Errno e) {
+                        if (e.errno != Libc.EINVAL) { // EINVAL: a filesystem that cannot sync directories
+                            throw e;
+                        }
+                    }
+                    return;
+                }
+                if (type != FileType.REGULAR) {
                     return;
                 }
             }
