@@ -81,6 +81,20 @@ public final class NfsExports {
         public void end(int token) {
             fs().states().end(token);
         }
+
+        /**
+         * After a change of this directory's entries (or of this file's attributes), before the
+         * reply: when the export is {@code sync} (the default), returns once the change is on
+         * stable storage. NFS promises that of every reply that reports a change, UNSTABLE WRITEs
+         * alone excepted: RFC 1094 §2 for every procedure, kept by RFC 1813 for NFSv3, and RFC 7530
+         * §14.3 (Synchronous Modifying Operations) for NFSv4; knfsd's {@code sync} export does the
+         * same. A failure is the operation's {@link VfsError#IO}: it happened but may not last.
+         */
+        public void stable() throws VfsException {
+            if (export.config().sync()) {
+                fs().commit(handle);
+            }
+        }
     }
 
     private final List<NfsExport> exports;

@@ -45,7 +45,7 @@ class Nfs4Test {
                 NfsFixture.export(0, "data", fs(11), NfsFixture.rule("127.0.0.0/8", Access.RW, false, false)),
                 NfsFixture.export(1, "ro", fs(12), NfsFixture.rule("127.0.0.1", Access.RO, false, false)),
                 NfsFixture.export(2, "refused", fs(13), NfsFixture.rule("10.0.0.0/8", Access.RW, false, false)),
-                new NfsExport(3, new ExportConfig("a", Path.of("/a"), "/proj/a", false, false, 0,
+                new NfsExport(3, new ExportConfig("a", Path.of("/a"), "/proj/a", false, false, 0, true,
                         List.of(NfsFixture.rule("*", Access.RW, false, false))), fs(14))),
                 h -> null, metrics, Nfs4Server.Options.DEFAULT);
         c = Nfs4TestClient.connect(fx.nfs(), NfsFixture.ROOT).establish("client-1");

@@ -58,7 +58,7 @@ final class NfsFixture implements AutoCloseable {
     }
 
     static NfsExport export(int id, String name, VirtualFileSystem fs, ClientRule... rules) {
-        return new NfsExport(id, new ExportConfig(name, Path.of("/" + name), "/" + name, false, false, 0,
+        return new NfsExport(id, new ExportConfig(name, Path.of("/" + name), "/" + name, false, false, 0, true,
                 List.of(rules)), fs);
     }
 

@@ -186,9 +186,11 @@ public final class ConfigParser {
                 boolean readOnly = m.bool("readOnly", false);
                 boolean caseInsensitive = m.bool("caseInsensitive", false);
                 int mapRead = (int) m.size("mapReadThreshold", 0, 0, MAX_INT);
+                boolean sync = m.bool("sync", true);
                 List<ClientRule> clients = clients(m);
-                m.finish("name", "path", "nfsPath", "readOnly", "caseInsensitive", "mapReadThreshold", "clients");
-                out.add(new ExportConfig(name, path, nfsPath, readOnly, caseInsensitive, mapRead, clients));
+                m.finish("name", "path", "nfsPath", "readOnly", "caseInsensitive", "mapReadThreshold", "sync",
+                        "clients");
+                out.add(new ExportConfig(name, path, nfsPath, readOnly, caseInsensitive, mapRead, sync, clients));
             }
             return out;
         }

@@ -91,6 +91,7 @@ class ConfigParserTest {
     void minimalFileGetsDefaults() throws Exception {
         GatewayConfig c = ConfigParser.parse("min.yaml", MINIMAL);
         assertEquals("/data", c.exports().getFirst().nfsPath());
+        assertTrue(c.exports().getFirst().sync(), "NFS replies once a change is on stable storage unless told otherwise");
         assertTrue(c.shares().isEmpty());
         assertEquals(9049, c.http().port());
         assertNull(c.smb().guestAccount());
@@ -108,6 +109,7 @@ class ConfigParserTest {
                     readOnly: true
                     caseInsensitive: true
                     mapReadThreshold: 256KiB
+                    sync: false
                     clients:
                       - {match: 10.0.0.0/8, access: ro, rootSquash: false}
                       - {match: "fd00::/8", allSquash: true, anonUid: 1000, anonGid: 100, secure: false}
@@ -133,6 +135,7 @@ class ConfigParserTest {
         assertEquals("/exports/proj", e.nfsPath());
         assertTrue(e.readOnly() && e.caseInsensitive());
         assertEquals(256 << 10, e.mapReadThreshold());
+        assertFalse(e.sync(), "replies before the disk has the change, as knfsd's async");
         assertEquals(ClientRule.Access.RO, e.clients().get(0).access());
         assertFalse(e.clients().get(0).rootSquash());
         assertTrue(e.clients().get(0).secure(), "secure unless a rule says otherwise");
@@ -143,7 +146,7 @@ class ConfigParserTest {
                 java.time.Duration.ofSeconds(60), java.time.Duration.ofMinutes(5), java.time.Duration.ofSeconds(30),
                 java.time.Duration.ofMinutes(15), 128 << 10), c.smb());
         assertEquals(new UserEntry("alice", 1000, 100, "8846F7EAEE8FB117AD06BDD830B7586C"), c.users().getFirst());
-        assertEquals(new Port(12049, true, "full.yaml:19"), c.transports().nfs().port());
+        assertEquals(new Port(12049, true, "full.yaml:20"), c.transports().nfs().port());
         assertEquals(Port.defaulted(20048), c.transports().nfs().mountPort());
         assertEquals(TransportsConfig.Rpcbind.Mode.EMBEDDED, c.transports().rpcbind().mode());
         assertFalse(c.transports().smb().enabled());

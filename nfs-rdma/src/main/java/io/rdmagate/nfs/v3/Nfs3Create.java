@@ -57,6 +57,7 @@ public final class Nfs3Create extends Nfs3Procedure {
                 use = dir.begin(name, Conflict.WRITE); // UNCHECKED over an existing file sets its attributes (size 0 truncates)
             }
             Node n = dir.fs().create(c, dir.handle(), name, mode, attrs, verifier);
+            dir.stable();
             XdrEncoder out = r.ok();
             Nfs3Xdr.postOpFh(out, NfsExports.wire(dir.export(), n.handle()));
             Nfs3Xdr.postOpAttr(out, n.attributes());

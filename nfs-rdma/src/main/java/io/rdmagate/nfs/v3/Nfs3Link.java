@@ -40,6 +40,7 @@ public final class Nfs3Link extends Nfs3Procedure {
             before = WccAttr.of(dir.fs().getattr(dir.handle()));
             use = file.begin(Conflict.NAMESPACE);
             Node n = dir.fs().link(c, file.handle(), dir.handle(), name);
+            dir.stable();
             XdrEncoder out = r.ok();
             Nfs3Xdr.postOpAttr(out, n.attributes());
             Nfs3Xdr.wcc(out, before, Nfs3Request.attributesOrNull(dir));

@@ -34,6 +34,7 @@ public final class Nfs3Mkdir extends Nfs3Procedure {
             Caller c = r.writer(dir);
             before = WccAttr.of(dir.fs().getattr(dir.handle()));
             Node n = dir.fs().mkdir(c, dir.handle(), name, attrs);
+            dir.stable();
             XdrEncoder out = r.ok();
             Nfs3Xdr.postOpFh(out, NfsExports.wire(dir.export(), n.handle()));
             Nfs3Xdr.postOpAttr(out, n.attributes());

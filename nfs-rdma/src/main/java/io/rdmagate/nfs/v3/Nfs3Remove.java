@@ -30,6 +30,7 @@ public final class Nfs3Remove extends Nfs3Procedure {
             before = WccAttr.of(dir.fs().getattr(dir.handle()));
             use = dir.begin(name, Conflict.NAMESPACE); // an SMB open without FILE_SHARE_DELETE refuses it
             dir.fs().remove(c, dir.handle(), name);
+            dir.stable();
             XdrEncoder out = r.ok();
             Nfs3Xdr.wcc(out, before, Nfs3Request.attributesOrNull(dir));
             return out.finish();

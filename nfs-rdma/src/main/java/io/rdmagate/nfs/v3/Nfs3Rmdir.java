@@ -27,6 +27,7 @@ public final class Nfs3Rmdir extends Nfs3Procedure {
             Caller c = r.writer(dir);
             before = WccAttr.of(dir.fs().getattr(dir.handle()));
             dir.fs().rmdir(c, dir.handle(), name);
+            dir.stable();
             XdrEncoder out = r.ok();
             Nfs3Xdr.wcc(out, before, Nfs3Request.attributesOrNull(dir));
             return out.finish();

@@ -45,6 +45,9 @@ public final class Nfs3Setattr extends Nfs3Procedure {
                 throw new Nfs3Exception(Nfs3Status.NFS3ERR_NOT_SYNC, "guard ctime differs");
             }
             FileAttributes after = attrs.isEmpty() ? b : t.fs().setattr(c, t.handle(), attrs);
+            if (!attrs.isEmpty()) {
+                t.stable();
+            }
             XdrEncoder out = r.ok();
             Nfs3Xdr.wcc(out, before, after);
             return out.finish();

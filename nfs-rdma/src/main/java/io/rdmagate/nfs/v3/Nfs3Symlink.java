@@ -36,6 +36,7 @@ public final class Nfs3Symlink extends Nfs3Procedure {
             Caller c = r.writer(dir);
             before = WccAttr.of(dir.fs().getattr(dir.handle()));
             Node n = dir.fs().symlink(c, dir.handle(), name, target, attrs);
+            dir.stable();
             XdrEncoder out = r.ok();
             Nfs3Xdr.postOpFh(out, NfsExports.wire(dir.export(), n.handle()));
             Nfs3Xdr.postOpAttr(out, n.attributes());

@@ -10,10 +10,12 @@ import java.util.Optional;
  * One exported directory tree.
  *
  * @param nfsPath the path NFS clients mount ("/" + name unless set)
+ * @param sync    NFS replies to a change of the namespace or of attributes only once it is on stable
+ *                storage, as the protocols ask (knfsd's {@code sync}); false answers before (its {@code async})
  * @param clients rules in order; the first that matches a client decides, none means refused
  */
 public record ExportConfig(String name, Path path, String nfsPath, boolean readOnly, boolean caseInsensitive,
-        int mapReadThreshold, List<ClientRule> clients) {
+        int mapReadThreshold, boolean sync, List<ClientRule> clients) {
 
     public ExportConfig {
         clients = List.copyOf(clients);
@@ -34,6 +36,6 @@ public record ExportConfig(String name, Path path, String nfsPath, boolean readO
     }
 
     public ExportConfig withPath(Path newPath) {
-        return new ExportConfig(name, newPath, nfsPath, readOnly, caseInsensitive, mapReadThreshold, clients);
+        return new ExportConfig(name, newPath, nfsPath, readOnly, caseInsensitive, mapReadThreshold, sync, clients);
     }
 }

@@ -54,6 +54,7 @@ public final class OpCreate extends Nfs4Op {
             }
             default -> throw new Nfs4Exception(NFS4ERR_NOTSUPP, "CREATE of devices, FIFOs and sockets");
         };
+        dir.stable();
         new ChangeInfo(before, ChangeInfo.of(dir)).write(c.out());
         Fattr4.writeBitmap(c.out(), s.bitmap());
         c.current(new Fh4.File(new Target(dir.export(), n.handle())));

@@ -40,6 +40,7 @@ public final class OpLink extends Nfs4Op {
         } finally {
             file.end(use);
         }
+        dir.stable();
         new ChangeInfo(before, ChangeInfo.of(dir)).write(c.out());
     }
 }

@@ -104,6 +104,9 @@ public final class OpOpen extends Nfs4Op {
                     attrset = create.attrs().bitmap();
                 }
                 cinfo[1] = ChangeInfo.of(dir);
+                if (cinfo[1] != cinfo[0]) {
+                    dir.stable(); // the file was created
+                }
                 yield t;
             }
             case CLAIM_FH -> c.currentFile(NFS4ERR_ISDIR);

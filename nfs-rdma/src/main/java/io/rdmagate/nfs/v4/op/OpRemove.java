@@ -42,6 +42,7 @@ public final class OpRemove extends Nfs4Op {
         } finally {
             dir.end(use);
         }
+        dir.stable();
         new ChangeInfo(before, ChangeInfo.of(dir)).write(c.out());
     }
 }

@@ -51,6 +51,7 @@ public final class OpSetattr extends Nfs4Op {
         } finally {
             t.end(use);
         }
+        t.stable();
         Fattr4.writeBitmap(c.out(), s.bitmap());
     }
 
