@@ -10,7 +10,7 @@
 #                                     WORKLOAD_BIG_MIB (default 1024) sizes the large file
 #   lab.sh shell [--forward PORT]...  boot with a root shell on this terminal; /job is a
 #                                     scratch share, /job/lib.sh has the helpers; exit = power off
-#   lab.sh run --job DIR [--forward PORT]... [--jdk DIR] [--timeout S]
+#   lab.sh run --job DIR [--forward PORT]... [--jdk DIR] [--disk FILE] [--timeout S]
 #                                     run DIR/job.sh (what the JUnit tests call)
 #   lab.sh bench-nfs-rdma [--json FILE] [MIB] [SECONDS] [VERS]
 #                                     boot once with rdmagate running in the guest and compare it
@@ -116,7 +116,7 @@ case $cmd in
         while [ $# -gt 0 ]; do
             case $1 in
                 --job) job=$2; shift 2 ;;
-                --forward | --jdk | --timeout | --console) args+=("$1" "$2"); shift 2 ;;
+                --forward | --jdk | --disk | --timeout | --console) args+=("$1" "$2"); shift 2 ;;
                 *) echo "lab.sh run: unknown argument $1" >&2; exit 2 ;;
             esac
         done

@@ -2,7 +2,7 @@
 # Boots the interop guest once: runs JOB_DIR/job.sh inside it and returns the job's exit status.
 #
 #   run-guest.sh --image DIR --job JOB_DIR [--forward PORT|GUEST:HOST]... [--jdk JDK_HOME]
-#                [--timeout SECONDS] [--console FILE] [--shell]
+#                [--disk FILE] [--timeout SECONDS] [--console FILE] [--shell]
 #
 # --image    an image directory from build-image.sh (rootfs.ext4, vmlinuz, initrd.img)
 # --job      a host directory shared into the guest by 9p (tag "job", mounted at /job). The
@@ -17,6 +17,8 @@
 #            as rpcbind's 111 in the guest, served by a free port on the host).
 #            Without --forward the guest has no network card at all (-nic none).
 # --jdk      shares a JDK read-only (tag "jdk"); the guest mounts it at /opt/jdk.
+# --disk     a raw disk image the guest sees as /dev/vdb, written in place (qemu's write-back
+#            cache: what the guest flushes is in FILE when qemu ends, what it did not may not be).
 # --timeout  hard limit for the whole boot (default 600 s); the job gets 30 s less.
 # --console  where the serial console goes (default JOB_DIR/console.log)
 # --shell    interactive: a root shell on this terminal instead of job.sh (exit powers off)
@@ -25,7 +27,7 @@
 # without reporting one (see the console log).
 set -euo pipefail
 
-image= job= jdk= console= shell=0 timeout=600
+image= job= jdk= disk= console= shell=0 timeout=600
 forwards=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
         --job) job=$2; shift 2 ;;
         --forward) forwards+=("$2"); shift 2 ;;
         --jdk) jdk=$2; shift 2 ;;
+        --disk) disk=$2; shift 2 ;;
         --timeout) timeout=$2; shift 2 ;;
         --console) console=$2; shift 2 ;;
         --shell) shell=1; shift ;;
@@ -75,6 +78,7 @@ fi
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 4G -nodefaults -no-reboot -display none
     -kernel "$image/vmlinuz" -initrd "$image/initrd.img" -append "$append"
     -drive "file=$image/rootfs.ext4,format=raw,if=virtio,snapshot=on"
+    ${disk:+-drive "file=$disk,format=raw,if=virtio,cache=writeback"}
     "${fs[@]}" "${net[@]}" "${serial[@]}")
 
 if [ "$shell" = 1 ]; then

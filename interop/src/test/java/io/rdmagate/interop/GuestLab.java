@@ -132,6 +132,7 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
         private String script = "";
         private Duration timeout = Duration.ofMinutes(10);
         private boolean gateway;
+        private long diskMiB;
 
         Job(String name, Path dir) {
             this.name = name;
@@ -212,6 +213,36 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
             Files.writeString(cp.resolve("classpath"), String.join(":", entries) + "\n");
         }
 
+        /**
+         * Gives the guest a disk of its own, {@code /dev/vdb}: a fresh ext4 filesystem of {@code mib}
+         * MiB that the host makes before each attempt, kept as {@code disk.img} in the job directory
+         * ({@link #disk(Path)}) for the test to read after the boot; the guest's writes reach it only
+         * when the guest flushes them, as to a disk with a volatile write cache.
+         */
+        public Job disk(long mib) {
+            this.diskMiB = mib;
+            return this;
+        }
+
+        /** The disk of {@link #disk(long)}, as the guest left it. */
+        public Path disk() {
+            return dir.resolve("disk.img");
+        }
+
+        private void makeDisk() throws IOException, InterruptedException {
+            Path img = disk();
+            Files.deleteIfExists(img);
+            try (var f = new java.io.RandomAccessFile(img.toFile(), "rw")) {
+                f.setLength(diskMiB << 20);
+            }
+            Process p = new ProcessBuilder(sbin("mkfs.ext4"), "-q", "-F", img.toString())
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            if (p.waitFor() != 0) {
+                throw new IOException("mkfs.ext4 " + img + ": " + out);
+            }
+        }
+
         public Job timeout(Duration t) {
             this.timeout = t;
             return this;
@@ -287,6 +318,11 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
                     cmd.add("--forward");
                     cmd.add(p);
                 }
+                if (diskMiB > 0) {
+                    makeDisk();
+                    cmd.add("--disk");
+                    cmd.add(disk().toString());
+                }
                 if (gateway) {
                     copyClassPath();
                     cmd.add("--jdk");
@@ -314,6 +350,16 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
                 throw new IllegalStateException(e);
             }
         }
+    }
+
+    /** A system tool by name, from /usr/sbin or /sbin when it is there (a root PATH may lack them). */
+    static String sbin(String tool) {
+        for (String d : List.of("/usr/sbin/", "/sbin/")) {
+            if (Files.isExecutable(Path.of(d + tool))) {
+                return d + tool;
+            }
+        }
+        return tool;
     }
 
     static String tail(Path file, int lines) {

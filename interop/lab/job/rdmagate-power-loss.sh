@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Power loss after the gateway said data was stable: rdmagate runs IN the guest (class path
+# /job/cp, JDK /opt/jdk) and exports a disk of its own (/dev/vdb, ext4, made by the host), which
+# the guest's kernel clients mount: NFSv3 and NFSv4.1 over TCP, cifs (SMB 3.1.1). Nothing reaches
+# that disk unless someone asks: the guest's periodic writeback is off and the journal commits
+# only when forced, so what the gateway did not flush stays in the guest's page cache.
+#
+# Each client writes files and waits for their stability the way applications do (fsync: NFS
+# COMMIT after UNSTABLE writes, or one FILE_SYNC WRITE for a file that fits in one; SMB2 FLUSH),
+# then makes NFS namespace changes (RFC 1813 §3.3: a server replies to MKDIR, RENAME, REMOVE
+# only once they are on stable storage). Everything acknowledged is listed in /job/acked. A file
+# written last, straight to the disk without fsync, is the control. Then the guest loses power
+# (sysrq b: reset, no sync). The host checks the disk: every acknowledged file whole under its
+# name, every acknowledged removal gone, the control lost (the reset really dropped the cache).
+set -uo pipefail
+. /job/lib.sh
+[ -f /job/env ] && . /job/env
+echo 1 > /proc/sys/kernel/panic_on_oops
+rc=0
+D=/srv/disk N3=/mnt/v3 N4=/mnt/v41 S=/mnt/smb
+mkdir -p $D /var/lib/rdmagate $N3 $N4 $S
+: > /job/acked
+
+check disk bash -c "sysctl -qw vm.dirty_writeback_centisecs=0 vm.dirty_expire_centisecs=360000 \
+    vm.dirty_background_ratio=90 vm.dirty_ratio=90 && mount -o commit=3600 /dev/vdb $D" || { lab_summary; exit 1; }
+cat > /tmp/rdmagate.yaml <<CONF
+stateDir: /var/lib/rdmagate
+http: {address: 127.0.0.1, port: 9049}
+exports:
+  - name: data
+    path: $D
+    nfsPath: /data
+    clients: [{match: "*", rootSquash: false}]
+shares:
+  - {name: data, export: data}
+users:
+  - {name: $SMB_USER, uid: 0, gid: 0, ntHash: $SMB_NTHASH}
+transports:
+  nfs: {port: 2050, mountPort: 20058, versions: ["3", "4.1"]}
+  rpcbind: {mode: off}
+CONF
+start_rdmagate /tmp/rdmagate.yaml /var/lib/rdmagate 2050 || { lab_summary; exit 1; }
+
+# NFS calls the gateway has answered, by procedure: PROGRAM PROCEDURE
+calls() {
+    curl -sS --max-time 10 http://127.0.0.1:9049/metrics | awk -v p="procedure=\"$2\"" -v g="program=\"$1\"" \
+        'index($0, "rdmagate_nfs_requests_total{") == 1 && index($0, p) && index($0, g) { n += $NF } END { print n + 0 }'
+}
+
+check v3-mount timeout 120 mount -t nfs -o vers=3,proto=tcp,port=2050,mountport=20058,mountproto=tcp,nolock \
+    127.0.0.1:/data $N3 || rc=1
+check v41-mount timeout 120 mount -t nfs -o vers=4.1,proto=tcp,port=2050 127.0.0.1:/data $N4 || rc=1
+check cifs-mount timeout 120 mount -t cifs -o "vers=3.1.1,username=$SMB_USER,password=$SMB_PASSWORD" \
+    //127.0.0.1/data $S || rc=1
+
+# written FILE on MOUNT (NAME) with dd conv=fsync from random SIZE: acknowledged once dd returns
+stable_write() {                            # stable_write CHECK MOUNT NAME SIZE
+    head -c "$4" /dev/urandom > /tmp/src
+    if out=$(dd if=/tmp/src of="$2/$3" bs=1M conv=fsync 2>&1); then
+        echo "ACK $3 $(sha256sum < /tmp/src | cut -d' ' -f1)" >> /job/acked
+        result "$1" PASS "$4 bytes"
+    else result "$1" FAIL "$out"; rc=1; fi
+}
+
+c0=$(calls nfs COMMIT)
+stable_write v3-commit $N3 v3-commit.bin 4194304
+c1=$(calls nfs COMMIT)
+stable_write v3-file-sync $N3 v3-small.txt 3000
+c2=$(calls nfs COMMIT)
+stable_write v41-commit $N4 v41-commit.bin 4194304
+stable_write v41-file-sync $N4 v41-small.txt 3000
+stable_write smb-flush $S smb-flush.bin 4194304
+# the kinds of stability the clients asked for, as the gateway counted them
+if (( c1 > c0 && c2 == c1 )); then result stability-kinds PASS "COMMIT after the 4 MiB file, none after the small one (FILE_SYNC)"
+else result stability-kinds FAIL "NFS COMMITs: $c0 -> $c1 -> $c2"; rc=1; fi
+
+# namespace changes, each acknowledged by its reply
+namespace() {
+    mkdir $N3/v3-dir && mv $N3/v3-commit.bin $N3/v3-dir/moved.bin && rm $N3/v3-small.txt \
+        && mv $N4/v41-commit.bin $N4/v41-renamed.bin && rm $N4/v41-small.txt
+}
+if out=$(namespace 2>&1); then
+    sed -i -e 's| v3-commit.bin | v3-dir/moved.bin |' -e 's| v41-commit.bin | v41-renamed.bin |' \
+        -e '/ v3-small.txt /d' -e '/ v41-small.txt /d' /job/acked
+    printf 'GONE %s\n' v3-commit.bin v3-small.txt v41-commit.bin v41-small.txt >> /job/acked
+    result namespace PASS "mkdir, rename, remove over NFSv3; rename, remove over NFSv4.1"
+else result namespace FAIL "$out"; rc=1; fi
+
+# the control: written last, straight to the disk, never flushed
+head -c 1048576 /dev/urandom > $D/control.bin
+echo "LOST control.bin $(sha256sum < $D/control.bin | cut -d' ' -f1)" >> /job/acked
+kernel_clean || rc=1
+lab_summary || rc=1
+echo "$rc" > /job/exit-code.tmp && mv /job/exit-code.tmp /job/exit-code
+echo "power-loss: the guest resets now, without a sync"
+echo b > /proc/sysrq-trigger
+sleep 30
