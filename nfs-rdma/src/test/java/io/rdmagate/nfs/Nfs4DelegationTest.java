@@ -205,7 +205,8 @@ class Nfs4DelegationTest {
             Nfs4TestClient.skip(o, 4); // recall
             if (type == OPEN_DELEGATE_WRITE) {
                 assertEquals(NFS_LIMIT_SIZE, (int) Nfs4TestClient.read(o::readInt), "space limited by size");
-                Nfs4TestClient.read(o::readHyper);
+                assertEquals(0L, (long) Nfs4TestClient.read(o::readHyper),
+                        "a size of 0: the client writes back on every close, keeping nothing under the delegation");
             }
             Nfs4TestClient.skip(o, 12); // ace type, flag, mask
             Nfs4TestClient.read(() -> o.readOpaque(1024)); // who

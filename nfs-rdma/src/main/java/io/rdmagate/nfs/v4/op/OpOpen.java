@@ -172,7 +172,12 @@ public final class OpOpen extends Nfs4Op {
             d.stateid().write(out);
             out.writeBool(false); // recall: not being recalled
             if (d.writes()) {
-                out.writeInt(NFS_LIMIT_SIZE).writeHyper(-1L); // space_limit: the client may grow the file freely
+                // space_limit (§10.4.1), a size of 0 as knfsd gives: a client may not keep writes
+                // beyond it without flushing, so the Linux client writes back and waits on every
+                // close (nfs4_delegation_flush_on_close). Close-to-open then holds for the host and
+                // every other client, write errors (ENOSPC) reach close(2), and no writeback still
+                // in flight keeps the file busy when it is removed right after (a silly rename).
+                out.writeInt(NFS_LIMIT_SIZE).writeHyper(0L);
             }
             // permissions: ACE4_ACCESS_ALLOWED_ACE_TYPE, no flags, no mask: the client asks ACCESS itself
             out.writeInt(0).writeInt(0).writeInt(0).writeOpaque(new byte[0]);
