@@ -6,8 +6,8 @@
 # only when forced, so what the gateway did not flush stays in the guest's page cache.
 #
 # Each client writes files and waits for their stability the way applications do (fsync: NFS
-# COMMIT after UNSTABLE writes, or one FILE_SYNC WRITE for a file that fits in one; SMB2 FLUSH),
-# then makes NFS namespace changes (RFC 1813 §3.3: a server replies to MKDIR, RENAME, REMOVE
+# COMMIT after UNSTABLE writes, or one FILE_SYNC WRITE for a file that fits in one; SMB2 FLUSH;
+# over NFS also close, which the Linux client turns into a COMMIT), then makes NFS namespace changes (RFC 1813 §3.3: a server replies to MKDIR, RENAME, REMOVE
 # only once they are on stable storage). Everything acknowledged is listed in /job/acked. A file
 # written last, straight to the disk without fsync, is the control. Then the guest loses power
 # (sysrq b: reset, no sync). The host checks the disk: every acknowledged file whole under its
@@ -86,10 +86,29 @@ if out=$(namespace 2>&1); then
     result namespace PASS "mkdir, rename, remove over NFSv3; rename, remove over NFSv4.1"
 else result namespace FAIL "$out"; rc=1; fi
 
-# the control: written last, straight to the disk, never flushed
+# written and closed, no fsync, just before the power goes: the Linux client writes back and
+# commits on close (close-to-open), under an NFSv4.1 write delegation too because the gateway
+# gives it a space limit of 0 (with none it would only start writing back, and commit later)
+closed_write() {                            # closed_write CHECK MOUNT NAME SIZE
+    head -c "$4" /dev/urandom > /tmp/src
+    if out=$(cp /tmp/src "$2/$3" 2>&1); then
+        echo "ACK $3 $(sha256sum < /tmp/src | cut -d' ' -f1)" >> /job/acked
+        result "$1" PASS "$4 bytes"
+    else result "$1" FAIL "$out"; rc=1; fi
+}
+closed_write v3-close $N3 v3-closed.bin 2097152
+# this client's NFSv4.1 files are written under write delegations (the ones above already were)
+granted=$(curl -sS --max-time 10 http://127.0.0.1:9049/metrics | awk 'index($0, "rdmagate_nfs4_delegation_events_total{") == 1 \
+    && index($0, "event=\"granted\"") { v = $NF } END { print int(v) }')
+if [ "$granted" -ge 1 ]; then result v41-write-delegation PASS "$granted delegations granted so far"
+else result v41-write-delegation FAIL "no delegation granted"; rc=1; fi
+
+# the control: written straight to the disk, never flushed
 head -c 1048576 /dev/urandom > $D/control.bin
 echo "LOST control.bin $(sha256sum < $D/control.bin | cut -d' ' -f1)" >> /job/acked
 kernel_clean || rc=1
+# last, so that little but its own close can make it stable before the power goes
+closed_write v41-close $N4 v41-closed.bin 2097152
 lab_summary || rc=1
 echo "$rc" > /job/exit-code.tmp && mv /job/exit-code.tmp /job/exit-code
 echo "power-loss: the guest resets now, without a sync"
