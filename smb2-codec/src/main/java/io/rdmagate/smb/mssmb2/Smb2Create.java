@@ -29,10 +29,16 @@ public final class Smb2Create {
     public static final int FILE_DIRECTORY_FILE = 0x1;
     public static final int FILE_WRITE_THROUGH = 0x2;
     public static final int FILE_SEQUENTIAL_ONLY = 0x4;
+    public static final int FILE_NO_INTERMEDIATE_BUFFERING = 0x8;
+    public static final int FILE_SYNCHRONOUS_IO_ALERT = 0x10;
+    public static final int FILE_SYNCHRONOUS_IO_NONALERT = 0x20;
     public static final int FILE_NON_DIRECTORY_FILE = 0x40;
     public static final int FILE_DELETE_ON_CLOSE = 0x1000;
     public static final int FILE_OPEN_BY_FILE_ID = 0x2000;
     public static final int FILE_OPEN_REPARSE_POINT = 0x200000;
+    /** MS-FSA 2.1.5.1: the CreateOptions an open keeps as its Open.Mode (FileModeInformation, MS-FSCC 2.4.26). */
+    public static final int OPEN_MODE = FILE_WRITE_THROUGH | FILE_SEQUENTIAL_ONLY | FILE_NO_INTERMEDIATE_BUFFERING
+            | FILE_SYNCHRONOUS_IO_ALERT | FILE_SYNCHRONOUS_IO_NONALERT | FILE_DELETE_ON_CLOSE;
     // ShareAccess
     public static final int FILE_SHARE_READ = 0x1;
     public static final int FILE_SHARE_WRITE = 0x2;

@@ -274,6 +274,7 @@ public final class Create implements Command {
                 new Oplocks.Request(req.oplockLevel(), desired, req.shareAccess(), disposition, deleteOnClose, c.conn.clientGuid,
                         leaseRequest(c, req)), existing != null ? lookedUp : -1);
         p.overwriteAttributes = req.fileAttributes();
+        p.mode = options & Smb2Create.OPEN_MODE;
         p.descriptor = sd;
         return p;
     }
@@ -378,6 +379,8 @@ public final class Create implements Command {
         DurableHandles.Ask durable = DurableHandles.Ask.NONE;
         /** The CREATE's FileAttributes, which an overwrite or supersede gives the file. */
         int overwriteAttributes;
+        /** The open's Open.Mode: the CreateOptions it keeps (MS-FSA 2.1.5.1), FILE_WRITE_THROUGH among them. */
+        int mode;
         /** The file's stored security descriptor, or null where its mode describes it. */
         SecurityDescriptor descriptor;
         volatile boolean waited;
@@ -470,6 +473,7 @@ public final class Create implements Command {
                 throw e;
             }
             o.deleteOnClose = deleteOnClose;
+            o.mode = mode;
             List<CreateContext> out = new ArrayList<>();
             if (mxac) {
                 // MS-SMB2 2.2.14.2.5: QueryStatus, MaximalAccess

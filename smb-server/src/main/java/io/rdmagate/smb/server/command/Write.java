@@ -1,6 +1,7 @@
 package io.rdmagate.smb.server.command;
 
 import io.rdmagate.smb.mserref.NtStatus;
+import io.rdmagate.smb.mssmb2.Smb2Create;
 import io.rdmagate.smb.mssmb2.Smb2DecodeException;
 import io.rdmagate.smb.mssmb2.Smb2Write;
 import io.rdmagate.smb.server.Access;
@@ -104,7 +105,10 @@ public final class Write implements Command {
         }
         WriteResult r;
         try {
-            boolean through = (req.flags() & Smb2Write.FLAG_WRITE_THROUGH) != 0;
+            // MS-FSA 2.1.5.3: written through when the request or the open asks (FILE_WRITE_THROUGH
+            // in the CREATE's options or a later FileModeInformation): on disk before the reply
+            boolean through = (req.flags() & Smb2Write.FLAG_WRITE_THROUGH) != 0
+                    || (o.mode & Smb2Create.FILE_WRITE_THROUGH) != 0;
             r = o.vfs().write(c.session.caller(), o.handle(), offset, mem, through ? Stability.FILE_SYNC : Stability.UNSTABLE);
         } finally {
             mem.release();
