@@ -6,8 +6,9 @@
 # only when forced, so what the gateway did not flush stays in the guest's page cache.
 #
 # Each client writes files and waits for their stability the way applications do (fsync: NFS
-# COMMIT after UNSTABLE writes, or one FILE_SYNC WRITE for a file that fits in one; SMB2 FLUSH;
-# over NFS also close, which the Linux client turns into a COMMIT), then makes NFS namespace changes (RFC 1813 §3.3: a server replies to MKDIR, RENAME, REMOVE
+# COMMIT after UNSTABLE writes, or one FILE_SYNC WRITE for a file that fits in one; SMB2 FLUSH,
+# or an open with FILE_WRITE_THROUGH; over NFS also close, which the Linux client turns into a
+# COMMIT), then makes NFS namespace changes (RFC 1813 §3.3: a server replies to MKDIR, RENAME, REMOVE
 # only once they are on stable storage). Everything acknowledged is listed in /job/acked. A file
 # written last, straight to the disk without fsync, is the control. Then the guest loses power
 # (sysrq b: reset, no sync). The host checks the disk: every acknowledged file whole under its
@@ -17,8 +18,8 @@ set -uo pipefail
 [ -f /job/env ] && . /job/env
 echo 1 > /proc/sys/kernel/panic_on_oops
 rc=0
-D=/srv/disk N3=/mnt/v3 N4=/mnt/v41 S=/mnt/smb
-mkdir -p $D /var/lib/rdmagate $N3 $N4 $S
+D=/srv/disk N3=/mnt/v3 N4=/mnt/v41 S=/mnt/smb ST=/mnt/smb-nostrictsync
+mkdir -p $D /var/lib/rdmagate $N3 $N4 $S $ST
 : > /job/acked
 
 check disk bash -c "sysctl -qw vm.dirty_writeback_centisecs=0 vm.dirty_expire_centisecs=360000 \
@@ -52,6 +53,9 @@ check v3-mount timeout 120 mount -t nfs -o vers=3,proto=tcp,port=2050,mountport=
 check v41-mount timeout 120 mount -t nfs -o vers=4.1,proto=tcp,port=2050 127.0.0.1:/data $N4 || rc=1
 check cifs-mount timeout 120 mount -t cifs -o "vers=3.1.1,username=$SMB_USER,password=$SMB_PASSWORD" \
     //127.0.0.1/data $S || rc=1
+# fsync sends no SMB2 FLUSH here: what it writes is stable only if the gateway writes it through
+check cifs-nostrictsync-mount timeout 120 mount -t cifs -o "vers=3.1.1,nostrictsync,username=$SMB_USER,password=$SMB_PASSWORD" \
+    //127.0.0.1/data $ST || rc=1
 
 # written FILE on MOUNT (NAME) with dd conv=fsync from random SIZE: acknowledged once dd returns
 stable_write() {                            # stable_write CHECK MOUNT NAME SIZE
@@ -70,6 +74,14 @@ c2=$(calls nfs COMMIT)
 stable_write v41-commit $N4 v41-commit.bin 4194304
 stable_write v41-file-sync $N4 v41-small.txt 3000
 stable_write smb-flush $S smb-flush.bin 4194304
+# O_SYNC on an existing file: cifs opens it with CREATE_WRITE_THROUGH (MS-FSA Open.Mode), and
+# with nostrictsync asks for nothing more; the gateway must write every WRITE on that open through
+: > $ST/smb-through.bin
+head -c 1048576 /dev/urandom > /tmp/src
+if out=$(dd if=/tmp/src of=$ST/smb-through.bin bs=64k oflag=sync conv=notrunc 2>&1); then
+    echo "ACK smb-through.bin $(sha256sum < /tmp/src | cut -d' ' -f1)" >> /job/acked
+    result smb-write-through PASS "1048576 bytes"
+else result smb-write-through FAIL "$out"; rc=1; fi
 # the kinds of stability the clients asked for, as the gateway counted them
 if (( c1 > c0 && c2 == c1 )); then result stability-kinds PASS "COMMIT after the 4 MiB file, none after the small one (FILE_SYNC)"
 else result stability-kinds FAIL "NFS COMMITs: $c0 -> $c1 -> $c2"; rc=1; fi

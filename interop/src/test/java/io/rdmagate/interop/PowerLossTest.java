@@ -23,7 +23,8 @@ import org.junit.jupiter.api.function.Executable;
 /**
  * What the gateway acknowledged as stable survives a power loss. rdmagate runs in the guest and
  * exports a disk of the guest's own; the guest's kernel clients (NFSv3, NFSv4.1, cifs) write files
- * and wait for them to be stable (NFS COMMIT, FILE_SYNC, SMB2 FLUSH; over NFS also close, NFSv4.1
+ * and wait for them to be stable (NFS COMMIT, FILE_SYNC, SMB2 FLUSH, an SMB open with
+ * FILE_WRITE_THROUGH; over NFS also close, NFSv4.1
  * under a write delegation whose space limit of 0 makes the client commit), then remove and rename over
  * NFS, and the guest is reset without a sync (job {@code rdmagate-power-loss.sh}). Read back on the
  * host after the journal's replay: every acknowledged file is whole under its name, every
@@ -48,18 +49,18 @@ class PowerLossTest {
                 .env("SMB_NTHASH", NtHash.of(PASSWORD.toCharArray()))
                 .timeout(Duration.ofMinutes(10));
         GuestRun run = job.run();
-        run.assertPassed(List.of("disk", "rdmagate-start", "v3-mount", "v41-mount", "cifs-mount", "v3-commit",
-                "v3-file-sync", "v41-commit", "v41-file-sync", "smb-flush", "v3-close", "v41-close", "v41-write-delegation",
-                "stability-kinds", "namespace",
+        run.assertPassed(List.of("disk", "rdmagate-start", "v3-mount", "v41-mount", "cifs-mount",
+                "cifs-nostrictsync-mount", "v3-commit", "v3-file-sync", "v41-commit", "v41-file-sync", "smb-flush",
+                "smb-write-through", "v3-close", "v41-close", "v41-write-delegation", "stability-kinds", "namespace",
                 "kernel-clean"));
 
         Path disk = job.disk();
         Tool fsck = run(GuestLab.sbin("e2fsck"), "-fy", disk.toString());
         assertTrue(fsck.status() < 4, "e2fsck replays the journal and leaves no error: " + fsck);
         List<String> acked = Files.readAllLines(run.dir().resolve("acked"));
-        assertEquals(List.of("ACK v3-dir/moved.bin", "ACK v41-renamed.bin", "ACK smb-flush.bin", "ACK v3-closed.bin",
-                "ACK v41-closed.bin", "GONE v3-commit.bin",
-                "GONE v3-small.txt", "GONE v41-commit.bin", "GONE v41-small.txt", "LOST control.bin"),
+        assertEquals(List.of("ACK v3-dir/moved.bin", "ACK v41-renamed.bin", "ACK smb-flush.bin", "ACK smb-through.bin",
+                "ACK v3-closed.bin", "ACK v41-closed.bin", "GONE v3-commit.bin", "GONE v3-small.txt",
+                "GONE v41-commit.bin", "GONE v41-small.txt", "LOST control.bin"),
                 acked.stream().map(l -> l.replaceFirst("^(\\S+ \\S+).*$", "$1")).sorted(PowerLossTest::byKind).toList(),
                 "what the job had acknowledged");
         List<Executable> checks = new ArrayList<>();
