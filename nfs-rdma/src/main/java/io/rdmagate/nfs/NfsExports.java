@@ -95,6 +95,14 @@ public final class NfsExports {
                 fs().commit(handle);
             }
         }
+
+        /** {@link #stable()} of this directory and of {@code other} when it is another (a rename's two). */
+        public void stable(Target other) throws VfsException {
+            stable();
+            if (other.handle.fileId() != handle.fileId()) {
+                other.stable();
+            }
+        }
     }
 
     private final List<NfsExport> exports;

@@ -45,10 +45,7 @@ public final class Nfs3Rename extends Nfs3Procedure {
             moved = from.begin(fromName, Conflict.NAMESPACE);
             replaced = to.begin(toName, Conflict.NAMESPACE);
             from.fs().rename(c, from.handle(), fromName, to.handle(), toName, true);
-            from.stable();
-            if (to.handle().fileId() != from.handle().fileId()) {
-                to.stable();
-            }
+            from.stable(to);
             XdrEncoder out = r.ok();
             Nfs3Xdr.wcc(out, fromBefore, Nfs3Request.attributesOrNull(from));
             Nfs3Xdr.wcc(out, toBefore, Nfs3Request.attributesOrNull(to));

@@ -44,10 +44,7 @@ public final class OpRename extends Nfs4Op {
             from.end(moved);
             to.end(replaced);
         }
-        from.stable();
-        if (to.handle().fileId() != from.handle().fileId()) {
-            to.stable();
-        }
+        from.stable(to);
         new ChangeInfo(fromBefore, ChangeInfo.of(from)).write(c.out());
         new ChangeInfo(toBefore, ChangeInfo.of(to)).write(c.out());
     }
