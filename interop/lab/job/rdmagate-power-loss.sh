@@ -57,31 +57,35 @@ check cifs-mount timeout 120 mount -t cifs -o "vers=3.1.1,username=$SMB_USER,pas
 check cifs-nostrictsync-mount timeout 120 mount -t cifs -o "vers=3.1.1,nostrictsync,username=$SMB_USER,password=$SMB_PASSWORD" \
     //127.0.0.1/data $ST || rc=1
 
-# written FILE on MOUNT (NAME) with dd conv=fsync from random SIZE: acknowledged once dd returns
-stable_write() {                            # stable_write CHECK MOUNT NAME SIZE
-    head -c "$4" /dev/urandom > /tmp/src
-    if out=$(dd if=/tmp/src of="$2/$3" bs=1M conv=fsync 2>&1); then
-        echo "ACK $3 $(sha256sum < /tmp/src | cut -d' ' -f1)" >> /job/acked
-        result "$1" PASS "$4 bytes"
+# acked_write CHECK PATH SIZE fsync|close|osync: SIZE random bytes written to PATH on a mount and
+# made stable as a program does: dd conv=fsync, cp (close, no fsync), or dd oflag=sync into the
+# existing file; the file (by its name in the export) is acknowledged once that returns
+acked_write() {
+    local name=${2#/mnt/*/} cmd out
+    case $4 in
+        fsync) cmd=(dd if=/tmp/src of="$2" bs=1M conv=fsync) ;;
+        close) cmd=(cp /tmp/src "$2") ;;
+        osync) cmd=(dd if=/tmp/src of="$2" bs=64k oflag=sync conv=notrunc) ;;
+    esac
+    head -c "$3" /dev/urandom > /tmp/src
+    if out=$("${cmd[@]}" 2>&1); then
+        echo "ACK $name $(sha256sum < /tmp/src | cut -d' ' -f1)" >> /job/acked
+        result "$1" PASS "$3 bytes"
     else result "$1" FAIL "$out"; rc=1; fi
 }
 
 c0=$(calls nfs COMMIT)
-stable_write v3-commit $N3 v3-commit.bin 4194304
+acked_write v3-commit $N3/v3-commit.bin 4194304 fsync
 c1=$(calls nfs COMMIT)
-stable_write v3-file-sync $N3 v3-small.txt 3000
+acked_write v3-file-sync $N3/v3-small.txt 3000 fsync
 c2=$(calls nfs COMMIT)
-stable_write v41-commit $N4 v41-commit.bin 4194304
-stable_write v41-file-sync $N4 v41-small.txt 3000
-stable_write smb-flush $S smb-flush.bin 4194304
+acked_write v41-commit $N4/v41-commit.bin 4194304 fsync
+acked_write v41-file-sync $N4/v41-small.txt 3000 fsync
+acked_write smb-flush $S/smb-flush.bin 4194304 fsync
 # O_SYNC on an existing file: cifs opens it with CREATE_WRITE_THROUGH (MS-FSA Open.Mode), and
 # with nostrictsync asks for nothing more; the gateway must write every WRITE on that open through
 : > $ST/smb-through.bin
-head -c 1048576 /dev/urandom > /tmp/src
-if out=$(dd if=/tmp/src of=$ST/smb-through.bin bs=64k oflag=sync conv=notrunc 2>&1); then
-    echo "ACK smb-through.bin $(sha256sum < /tmp/src | cut -d' ' -f1)" >> /job/acked
-    result smb-write-through PASS "1048576 bytes"
-else result smb-write-through FAIL "$out"; rc=1; fi
+acked_write smb-write-through $ST/smb-through.bin 1048576 osync
 # the kinds of stability the clients asked for, as the gateway counted them
 if (( c1 > c0 && c2 == c1 )); then result stability-kinds PASS "COMMIT after the 4 MiB file, none after the small one (FILE_SYNC)"
 else result stability-kinds FAIL "NFS COMMITs: $c0 -> $c1 -> $c2"; rc=1; fi
@@ -101,14 +105,7 @@ else result namespace FAIL "$out"; rc=1; fi
 # written and closed, no fsync, just before the power goes: the Linux client writes back and
 # commits on close (close-to-open), under an NFSv4.1 write delegation too because the gateway
 # gives it a space limit of 0 (with none it would only start writing back, and commit later)
-closed_write() {                            # closed_write CHECK MOUNT NAME SIZE
-    head -c "$4" /dev/urandom > /tmp/src
-    if out=$(cp /tmp/src "$2/$3" 2>&1); then
-        echo "ACK $3 $(sha256sum < /tmp/src | cut -d' ' -f1)" >> /job/acked
-        result "$1" PASS "$4 bytes"
-    else result "$1" FAIL "$out"; rc=1; fi
-}
-closed_write v3-close $N3 v3-closed.bin 2097152
+acked_write v3-close $N3/v3-closed.bin 2097152 close
 # this client's NFSv4.1 files are written under write delegations (the ones above already were)
 granted=$(curl -sS --max-time 10 http://127.0.0.1:9049/metrics | awk 'index($0, "rdmagate_nfs4_delegation_events_total{") == 1 \
     && index($0, "event=\"granted\"") { v = $NF } END { print int(v) }')
@@ -120,7 +117,7 @@ head -c 1048576 /dev/urandom > $D/control.bin
 echo "LOST control.bin $(sha256sum < $D/control.bin | cut -d' ' -f1)" >> /job/acked
 kernel_clean || rc=1
 # last, so that little but its own close can make it stable before the power goes
-closed_write v41-close $N4 v41-closed.bin 2097152
+acked_write v41-close $N4/v41-closed.bin 2097152 close
 lab_summary || rc=1
 echo "$rc" > /job/exit-code.tmp && mv /job/exit-code.tmp /job/exit-code
 echo "power-loss: the guest resets now, without a sync"
