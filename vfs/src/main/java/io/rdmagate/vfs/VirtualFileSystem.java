@@ -156,7 +156,9 @@ public interface VirtualFileSystem extends AutoCloseable {
 
     /**
      * Flushes a file's data and metadata to stable storage (COMMIT, SMB FLUSH); of a directory, its
-     * entries: what was created, linked, removed or renamed in it (an NFS namespace change).
+     * entries: what was created, linked, removed or renamed in it (an NFS namespace change). Also
+     * makes durable whatever the file system keeps to resolve the handles it has handed out, so
+     * that they name the same files after a crash.
      */
     void commit(FileHandle file) throws VfsException;
 

@@ -22,7 +22,9 @@ import org.h2.mvstore.MVStore;
  * containers rarely grant). So the gateway remembers each inode's last path and re-walks it,
  * checking inode and birth time. H2's MVStore is a pure-Java, crash-safe, append-only B-tree: no
  * native library, no server, one file per export, and it keeps hot records in its cache. Records
- * are committed before the operation that created them replies.
+ * are committed before the operation that created them replies, and made durable ({@link #sync})
+ * whenever the file system commits a file or directory, which a {@code sync} export does before
+ * it replies to a change: a handle it handed out then names its file after a power loss too.
  *
  * <p>The records of recently used files are also kept decoded ({@link #CACHED_RECORDS} of them),
  * so the per-call path (a READ, a GETATTR) finds a handle's record without decoding bytes. Every
@@ -140,6 +142,10 @@ final class HandleStore implements AutoCloseable {
     /** How many decoded records are kept (about 100 bytes each). */
     static final int CACHED_RECORDS = 65_536;
     private final Cache<Long, Entry> decoded = CacheBuilder.newBuilder().maximumSize(CACHED_RECORDS).build();
+    /** Commits made so far, and how many of them an fsync has covered ({@link #sync}). */
+    private final java.util.concurrent.atomic.AtomicLong commits = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long synced;
+    private final Object syncLock = new Object();
 
     private HandleStore(MVStore store) {
         this.store = store;
@@ -167,7 +173,7 @@ final class HandleStore implements AutoCloseable {
         Long v = meta.get(key);
         if (v == null) {
             meta.put(key, init);
-            store.commit();
+            commit();
             return init;
         }
         return v;
@@ -226,7 +232,7 @@ final class HandleStore implements AutoCloseable {
     synchronized void put(long ino, Entry e) {
         files.put(ino, e.encode());
         decoded.put(ino, e);
-        store.commit();
+        commit();
     }
 
     /**
@@ -249,7 +255,7 @@ final class HandleStore implements AutoCloseable {
         boolean changed = files.remove(ino) != null;
         changed |= aliases.remove(ino) != null;
         if (changed) {
-            store.commit();
+            commit();
         }
     }
 
@@ -295,10 +301,36 @@ final class HandleStore implements AutoCloseable {
             }
             aliases.put(ino, b.toString());
         }
-        store.commit();
+        commit();
     }
 
     record Alias(long parent, String name) {
+    }
+
+    /** Writes the changes made since the last commit to the store's file (in the page cache). */
+    private void commit() {
+        store.commit();
+        commits.incrementAndGet();
+    }
+
+    /**
+     * Makes every record committed so far durable: an fsync of the store's file, so that a handle
+     * handed out before survives a power loss (a {@code sync} export calls this, through
+     * {@code commit}, before it replies to a change). One fsync covers every commit before it;
+     * none is made while nothing was committed since the last.
+     */
+    void sync() {
+        if (synced >= commits.get()) {
+            return;
+        }
+        synchronized (syncLock) {
+            long upTo = commits.get();
+            if (synced >= upTo) {
+                return; // another caller's fsync covered these commits
+            }
+            store.sync();
+            synced = upTo;
+        }
     }
 
     static long newGeneration() {

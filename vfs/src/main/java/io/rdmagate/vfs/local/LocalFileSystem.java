@@ -1001,6 +1001,13 @@ public final class LocalFileSystem implements VirtualFileSystem {
 
     @Override
     public void commit(FileHandle file) throws VfsException {
+        try {
+            // the records of handles handed out so far (new files, renames) first: the fsync below
+            // is what the caller replies on, and a handle whose record is lost is STALE after a crash
+            store.sync();
+        } catch (IllegalStateException e) { // MVStoreException: the store's file cannot be synced
+            throw new VfsException(VfsError.IO, "cannot sync the handle store: " + e.getMessage());
+        }
         try (Arena a = Arena.ofConfined()) {
             Fd f = open(a, file);
             try (f) {
