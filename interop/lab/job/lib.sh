@@ -186,12 +186,13 @@ lab_jvm_opts() {
 # ADDR:PORT (default 127.0.0.1) accepts. Sets GATEWAY (pid) and GATEWAY_LOG; reports rdmagate-start.
 # The JVM under TCG now and then dies of an emulation fault at start (see lab_jvm_opts; never
 # seen on hardware): up to three attempts, each with an empty STATE_DIR.
-start_rdmagate() {                          # start_rdmagate CONFIG STATE_DIR PORT [NETNS [ADDR]]
+# start_rdmagate CONFIG STATE_DIR PORT [NETNS [ADDR]]: the state dir starts empty, unless KEEP_STATE=1
+start_rdmagate() {
     local config=$1 state=$2 port=$3 ns=${4:-} addr=${5:-127.0.0.1} attempt cp in=()
     cp=$(cat /job/cp/classpath 2>/dev/null || echo '/job/cp/*')
     [ -n "$ns" ] && in=(ip netns exec "$ns")
     for attempt in 1 2 3; do
-        rm -rf "${state:?}"/*
+        [ "${KEEP_STATE:-}" = 1 ] || rm -rf "${state:?}"/*
         GATEWAY_LOG=/job/rdmagate-$attempt.log
         "${in[@]}" java $(lab_jvm_opts) --enable-native-access=ALL-UNNAMED -cp "$cp" io.rdmagate.gateway.Main serve \
             --config "$config" > "$GATEWAY_LOG" 2>&1 &

@@ -13,19 +13,32 @@
 # written last, straight to the disk without fsync, is the control. Then the guest loses power
 # (sysrq b: reset, no sync). The host checks the disk: every acknowledged file whole under its
 # name, every acknowledged removal gone, the control lost (the reset really dropped the cache).
+# Just before the reset it saves the NFS clients' handles of the acknowledged files
+# (name_to_handle_at, in /job/handles).
+#
+# With BOOT=2 the job is the boot after the power loss, on the same disk: the gateway starts on the
+# state the first boot left there (its handle store), and a client opens the saved handles again
+# (open_by_handle_at on fresh mounts): every one must name its file, with the acknowledged content
+# (/job/reopened), as a client that held the handles across the server's crash expects.
 set -uo pipefail
 . /job/lib.sh
 [ -f /job/env ] && . /job/env
 echo 1 > /proc/sys/kernel/panic_on_oops
 rc=0
-D=/srv/disk N3=/mnt/v3 N4=/mnt/v41 S=/mnt/smb ST=/mnt/smb-nostrictsync
-mkdir -p $D /var/lib/rdmagate $N3 $N4 $S $ST
-: > /job/acked
+# the disk holds the export and the gateway's state (its handle store), as a server's disk does
+V=/srv/disk D=/srv/disk/export N3=/mnt/v3 N4=/mnt/v41 S=/mnt/smb ST=/mnt/smb-nostrictsync
+mkdir -p $V $N3 $N4 $S $ST
 
-check disk bash -c "sysctl -qw vm.dirty_writeback_centisecs=0 vm.dirty_expire_centisecs=360000 \
-    vm.dirty_background_ratio=90 vm.dirty_ratio=90 && mount -o commit=3600 /dev/vdb $D" || { lab_summary; exit 1; }
+if [ "${BOOT:-1}" = 2 ]; then
+    check disk mount /dev/vdb $V || { lab_summary; exit 1; }
+else
+    : > /job/acked
+    check disk bash -c "sysctl -qw vm.dirty_writeback_centisecs=0 vm.dirty_expire_centisecs=360000 \
+        vm.dirty_background_ratio=90 vm.dirty_ratio=90 && mount -o commit=3600 /dev/vdb $V && mkdir $D $V/state" \
+        || { lab_summary; exit 1; }
+fi
 cat > /tmp/rdmagate.yaml <<CONF
-stateDir: /var/lib/rdmagate
+stateDir: $V/state
 http: {address: 127.0.0.1, port: 9049}
 exports:
   - name: data
@@ -40,7 +53,7 @@ transports:
   nfs: {port: 2050, mountPort: 20058, versions: ["3", "4.1"]}
   rpcbind: {mode: off}
 CONF
-start_rdmagate /tmp/rdmagate.yaml /var/lib/rdmagate 2050 || { lab_summary; exit 1; }
+KEEP_STATE=1 start_rdmagate /tmp/rdmagate.yaml $V/state 2050 || { lab_summary; exit 1; }
 
 # NFS calls the gateway has answered, by procedure: PROGRAM PROCEDURE
 calls() {
@@ -51,6 +64,25 @@ calls() {
 check v3-mount timeout 120 mount -t nfs -o vers=3,proto=tcp,port=2050,mountport=20058,mountproto=tcp,nolock \
     127.0.0.1:/data $N3 || rc=1
 check v41-mount timeout 120 mount -t nfs -o vers=4.1,proto=tcp,port=2050 127.0.0.1:/data $N4 || rc=1
+
+# the gateway's class path has the probe that saves and opens handles (HandleProbe)
+probe() { java $(lab_jvm_opts) --enable-native-access=ALL-UNNAMED -cp "$(cat /job/cp/classpath)" \
+    io.rdmagate.interop.HandleProbe "$@"; }
+
+if [ "${BOOT:-1}" = 2 ]; then
+    # HANDLE NAME TYPE HEX, NAME under the mount (v3/... or v41/...) the handle came from
+    : > /job/reopened
+    while read -r _ name type hex; do
+        if line=$(probe open /mnt/${name%%/*} "$name" "$type" "$hex" 2>&1); then echo "$line" >> /job/reopened
+        else echo "STALE $name $line" >> /job/reopened; fi
+    done < /job/handles
+    n=$(grep -c '^REOPENED' /job/reopened)
+    if [ "$n" = "$(wc -l < /job/handles)" ]; then result handles-reopened PASS "$n handles name their files"
+    else result handles-reopened FAIL "$(grep -v '^REOPENED' /job/reopened | tr '\n' ' ')"; rc=1; fi
+    kernel_clean || rc=1
+    lab_summary || rc=1
+    exit "$rc"
+fi
 check cifs-mount timeout 120 mount -t cifs -o "vers=3.1.1,username=$SMB_USER,password=$SMB_PASSWORD" \
     //127.0.0.1/data $S || rc=1
 # fsync sends no SMB2 FLUSH here: what it writes is stable only if the gateway writes it through
@@ -118,6 +150,10 @@ echo "LOST control.bin $(sha256sum < $D/control.bin | cut -d' ' -f1)" >> /job/ac
 kernel_clean || rc=1
 # last, so that little but its own close can make it stable before the power goes
 acked_write v41-close $N4/v41-closed.bin 2097152 close
+# the NFS clients' handles of what they made and renamed, kept for the boot after the power loss
+if out=$(probe save /mnt v3/v3-dir/moved.bin v3/v3-closed.bin v41/v41-renamed.bin v41/v41-closed.bin 2>&1 \
+        > /job/handles.tmp); then mv /job/handles.tmp /job/handles; result handles-saved PASS "$(wc -l < /job/handles)"
+else result handles-saved FAIL "$out"; rc=1; fi
 lab_summary || rc=1
 echo "$rc" > /job/exit-code.tmp && mv /job/exit-code.tmp /job/exit-code
 echo "power-loss: the guest resets now, without a sync"

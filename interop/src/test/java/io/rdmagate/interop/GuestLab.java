@@ -133,6 +133,7 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
         private Duration timeout = Duration.ofMinutes(10);
         private boolean gateway;
         private long diskMiB;
+        private Path diskImage;
 
         Job(String name, Path dir) {
             this.name = name;
@@ -224,9 +225,18 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
             return this;
         }
 
-        /** The disk of {@link #disk(long)}, as the guest left it. */
+        /**
+         * Gives the guest, as {@code /dev/vdb}, a disk an earlier job left ({@link #disk()}): the
+         * boot after a power loss. The guest writes it in place.
+         */
+        public Job disk(Path image) {
+            this.diskImage = image;
+            return this;
+        }
+
+        /** The disk of {@link #disk(long)} or {@link #disk(Path)}, as the guest left it. */
         public Path disk() {
-            return dir.resolve("disk.img");
+            return diskImage != null ? diskImage : dir.resolve("disk.img");
         }
 
         private void makeDisk() throws IOException, InterruptedException {
@@ -320,6 +330,8 @@ public final class GuestLab implements BeforeTestExecutionCallback, AfterTestExe
                 }
                 if (diskMiB > 0) {
                     makeDisk();
+                }
+                if (diskMiB > 0 || diskImage != null) {
                     cmd.add("--disk");
                     cmd.add(disk().toString());
                 }

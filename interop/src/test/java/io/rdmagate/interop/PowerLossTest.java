@@ -8,13 +8,16 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.rdmagate.gateway.users.NtHash;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,7 +32,9 @@ import org.junit.jupiter.api.function.Executable;
  * NFS, and the guest is reset without a sync (job {@code rdmagate-power-loss.sh}). Read back on the
  * host after the journal's replay: every acknowledged file is whole under its name, every
  * acknowledged removal is gone, and a file written in the guest without fsync just before the
- * reset is lost, which shows that the reset did drop what nobody flushed.
+ * reset is lost, which shows that the reset did drop what nobody flushed. Then the guest boots
+ * again on that disk and the gateway on the state it kept there: the NFS clients' handles of the
+ * acknowledged files, saved before the reset, still name those files (open_by_handle_at).
  */
 @Tag("interop")
 class PowerLossTest {
@@ -52,7 +57,7 @@ class PowerLossTest {
         run.assertPassed(List.of("disk", "rdmagate-start", "v3-mount", "v41-mount", "cifs-mount",
                 "cifs-nostrictsync-mount", "v3-commit", "v3-file-sync", "v41-commit", "v41-file-sync", "smb-flush",
                 "smb-write-through", "v3-close", "v41-close", "v41-write-delegation", "stability-kinds", "namespace",
-                "kernel-clean"));
+                "handles-saved", "kernel-clean"));
 
         Path disk = job.disk();
         Tool fsck = run(GuestLab.sbin("e2fsck"), "-fy", disk.toString());
@@ -82,6 +87,28 @@ class PowerLossTest {
             }
         }
         assertAll("after the power loss", checks);
+
+        // the boot after: every handle a client kept opens its file, with the acknowledged content
+        List<String> handles = Files.readAllLines(run.dir().resolve("handles"));
+        GuestRun after = lab.job("rdmagate-power-loss-reboot")
+                .labScript("rdmagate-power-loss.sh")
+                .gatewayInGuest()
+                .disk(disk)
+                .file("handles", String.join("\n", handles).concat("\n").getBytes(StandardCharsets.UTF_8))
+                .env("BOOT", 2)
+                .env("SMB_USER", "lab")
+                .env("SMB_NTHASH", NtHash.of(PASSWORD.toCharArray()))
+                .timeout(Duration.ofMinutes(10))
+                .run();
+        Map<String, String> content = new HashMap<>();
+        acked.stream().filter(l -> l.startsWith("ACK ")).forEach(l -> content.put(l.split(" ")[1], l.split(" ")[2]));
+        List<String> expected = handles.stream().map(h -> h.split(" ")[1])
+                .map(n -> "REOPENED " + n + " " + content.get(n.substring(n.indexOf('/') + 1))).toList();
+        assertEquals(4, expected.size(), "handles saved: " + handles);
+        assertEquals(expected, Files.readAllLines(after.dir().resolve("reopened")),
+                "after the power loss, a client's handle of an acknowledged file (made, renamed) names that file");
+        after.assertPassed(List.of("disk", "rdmagate-start", "v3-mount", "v41-mount", "handles-reopened",
+                "kernel-clean"));
     }
 
     /** ACK lines first, then GONE, then LOST, each group in the job's order. */
@@ -91,14 +118,14 @@ class PowerLossTest {
     }
 
     private static boolean exists(Path disk, String path) throws Exception {
-        Tool t = run(GuestLab.sbin("debugfs"), "-R", "stat /" + path, disk.toString());
+        Tool t = run(GuestLab.sbin("debugfs"), "-R", "stat /export/" + path, disk.toString());
         return !t.output().contains("File not found");
     }
 
     private static byte[] cat(Path disk, String path) throws Exception {
         Path out = Files.createTempFile("power-loss-", ".bin");
         try {
-            run(GuestLab.sbin("debugfs"), "-R", "dump /" + path + " " + out, disk.toString());
+            run(GuestLab.sbin("debugfs"), "-R", "dump /export/" + path + " " + out, disk.toString());
             return Files.readAllBytes(out);
         } finally {
             Files.deleteIfExists(out);
