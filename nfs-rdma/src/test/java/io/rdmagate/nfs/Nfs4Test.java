@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -13,6 +14,7 @@ import io.rdmagate.gateway.spi.config.ExportConfig;
 import io.rdmagate.nfs.Nfs4TestClient.Reply;
 import io.rdmagate.nfs.client.Nfs3Client;
 import io.rdmagate.nfs.v3.Nfs3;
+import io.rdmagate.nfs.v3.Nfs3Status;
 import io.rdmagate.nfs.v4.Fattr4;
 import io.rdmagate.nfs.v4.Nfs4Server;
 import io.rdmagate.oncrpc.client.RpcReplyMessage;
@@ -20,6 +22,7 @@ import io.rdmagate.oncrpc.rpc.Rpc;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.vfs.ExportOptions;
 import io.rdmagate.vfs.inmemory.InMemoryFileSystem;
+import io.rdmagate.vfs.state.ShareReservations;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -38,11 +41,12 @@ class Nfs4Test {
     private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
     private NfsFixture fx;
     private Nfs4TestClient c;
+    private final InMemoryFileSystem data = fs(11);
 
     @BeforeEach
     void start() throws Exception {
         fx = new NfsFixture(List.of(
-                NfsFixture.export(0, "data", fs(11), NfsFixture.rule("127.0.0.0/8", Access.RW, false, false)),
+                NfsFixture.export(0, "data", data, NfsFixture.rule("127.0.0.0/8", Access.RW, false, false)),
                 NfsFixture.export(1, "ro", fs(12), NfsFixture.rule("127.0.0.1", Access.RO, false, false)),
                 NfsFixture.export(2, "refused", fs(13), NfsFixture.rule("10.0.0.0/8", Access.RW, false, false)),
                 new NfsExport(3, new ExportConfig("a", Path.of("/a"), "/proj/a", false, false, 0, true,
@@ -235,6 +239,72 @@ class Nfs4Test {
         Reply ro = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "ro"))
                 .op(OP_OPEN, e -> openArgs(e, "none", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE)).send();
         assertEquals(NFS4ERR_NOENT, ro.status);
+    }
+
+    /**
+     * NFSv4 opens and another protocol's (SMB's) opens are one share table (RFC 8881 §9.7, MS-FSA
+     * 2.1.5.1.2): an SMB open for writing refuses an NFSv4 OPEN that denies writing, one that shares
+     * no reading refuses an NFSv4 OPEN for reading; an NFSv4 open that denies writing refuses the
+     * other protocol's open for writing and an NFSv3 WRITE, until it is closed.
+     */
+    @Test
+    void nfs4OpensAndAnotherProtocolsOpensAreOneShareTable() throws Exception {
+        ShareReservations shares = data.states().shares();
+        io.rdmagate.vfs.state.CacheHolder smb = new io.rdmagate.vfs.state.CacheHolder() {
+            @Override
+            public String protocol() {
+                return "smb";
+            }
+
+            @Override
+            public boolean holdsAnything() {
+                return false;
+            }
+
+            @Override
+            public io.rdmagate.vfs.state.Recall recall(int volumeId, long fileId, io.rdmagate.vfs.state.Conflict conflict,
+                    Object breaker) {
+                return null;
+            }
+        };
+        try (Nfs3Client v3 = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {
+            byte[] f = v3.create(Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT), "cross", 0666);
+            long id = v3.getattr(f).fileId();
+            var smbWriter = shares.reserve(id, ShareReservations.READ | ShareReservations.WRITE, 0, smb, "an smb open");
+            assertEquals(NFS4ERR_SHARE_DENIED, openCross(OPEN4_SHARE_ACCESS_READ, 2 /* DENY_WRITE */).status,
+                    "an NFSv4 OPEN that denies writing, while an SMB client writes the file");
+            smbWriter.release();
+            var smbExclusive = shares.reserve(id, ShareReservations.READ,
+                    ShareReservations.READ | ShareReservations.WRITE | ShareReservations.DELETE, smb, "an smb open");
+            assertEquals(NFS4ERR_SHARE_DENIED, openCross(OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE).status,
+                    "an NFSv4 OPEN for reading, while an SMB open shares nothing");
+            smbExclusive.release();
+
+            Reply open = openCross(OPEN4_SHARE_ACCESS_READ, 2 /* DENY_WRITE */);
+            skipSequence(open);
+            open.next(OP_PUTROOTFH, NFS4_OK);
+            open.next(OP_LOOKUP, NFS4_OK);
+            XdrDecoder o = open.next(OP_OPEN, NFS4_OK);
+            int seqid = Nfs4TestClient.read(o::readInt);
+            byte[] other = Nfs4TestClient.read(() -> o.readFixedOpaque(12));
+            assertEquals(io.rdmagate.vfs.VfsError.SHARING_VIOLATION, assertThrows(io.rdmagate.vfs.VfsException.class,
+                    () -> shares.reserve(id, ShareReservations.WRITE, 0, smb, "an smb open")).error(),
+                    "an SMB open for writing, while an NFSv4 open denies writing");
+            assertEquals(Nfs3Status.NFS3ERR_ACCES, assertThrows(Nfs3Client.NfsStatusException.class,
+                    () -> v3.write(f, 0, new byte[] {1}, Nfs3.FILE_SYNC)).status(), "an NFSv3 WRITE too");
+
+            Reply close = c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                    .op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "cross"))
+                    .op(OP_CLOSE, e -> stateid(e.writeInt(0), seqid, other)).send();
+            assertEquals(NFS4_OK, close.status);
+            shares.reserve(id, ShareReservations.WRITE, 0, smb, "an smb open").release();
+            assertEquals(1, v3.write(f, 0, new byte[] {1}, Nfs3.FILE_SYNC).count(), "closed, the open denies nothing");
+        }
+    }
+
+    private Reply openCross(int access, int deny) throws Exception {
+        return c.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                .op(OP_OPEN, e -> openArgs(e, "cross", access, deny)).send();
     }
 
     // ---- writing

@@ -15,10 +15,9 @@ import io.rdmagate.vfs.inmemory.InMemoryFileSystem;
 import io.rdmagate.vfs.state.CacheHolder;
 import io.rdmagate.vfs.state.Conflict;
 import io.rdmagate.vfs.state.Recall;
+import io.rdmagate.vfs.state.ShareReservations;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,10 +30,9 @@ import org.junit.jupiter.api.Test;
  * tested in smb-server's CrossProtocolBreakTest, both together in the lab's RdmagateCoherenceTest).
  */
 class NfsRecallTest {
-    /** Records every recall; denies writes and removal of the files in {@link #denied}. */
+    /** Records every recall. */
     static final class Recorder implements CacheHolder {
         final List<String> asked = new ArrayList<>();
-        final Set<Long> denied = new HashSet<>();
 
         @Override
         public String protocol() {
@@ -50,16 +48,6 @@ class NfsRecallTest {
         public synchronized Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
             asked.add(conflict + " " + fileId);
             return null;
-        }
-
-        @Override
-        public boolean opened(int volumeId, long fileId, boolean forWriting) {
-            return false;
-        }
-
-        @Override
-        public synchronized boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker) {
-            return denied.contains(fileId);
         }
 
         synchronized List<String> take() {
@@ -133,14 +121,16 @@ class NfsRecallTest {
     void anotherProtocolsShareModeRefusesWritesAndRemovalAndLeavesTheFile() throws Exception {
         byte[] f = nfs.create(root, "locked-open", 0644);
         nfs.write(f, 0, new byte[] {7}, Nfs3.FILE_SYNC);
-        other.denied.add(id(f));
+        // an open of the other protocol that reads and shares reading only (no FILE_SHARE_WRITE, _DELETE)
+        var open = fs.states().shares().reserve(id(f), ShareReservations.READ,
+                ShareReservations.WRITE | ShareReservations.DELETE, other, "an open");
         NfsStatusException w = assertThrows(NfsStatusException.class,
                 () -> nfs.write(f, 0, new byte[] {9, 9}, Nfs3.FILE_SYNC));
         assertEquals(NFS3ERR_ACCES, w.status());
         NfsStatusException r = assertThrows(NfsStatusException.class, () -> nfs.remove(root, "locked-open"));
         assertEquals(NFS3ERR_ACCES, r.status());
         assertArrayEquals(new byte[] {7}, nfs.read(f, 0, 10).data(), "the refused write changed nothing");
-        other.denied.clear();
+        open.release();
         nfs.remove(root, "locked-open");
     }
 }

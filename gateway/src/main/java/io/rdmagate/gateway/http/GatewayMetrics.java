@@ -80,6 +80,9 @@ public final class GatewayMetrics implements AutoCloseable {
         Gauge.builder("rdmagate.state.watched.files", states, io.rdmagate.vfs.state.FileStates::cachedFiles)
                 .tag("export", export).description("cached files watched for changes by other processes")
                 .register(registry);
+        Gauge.builder("rdmagate.state.opens", states, s -> s.shares().size())
+                .tag("export", export).description("opens of every protocol in the share reservations (NFSv4, SMB)")
+                .register(registry);
     }
 
     /** rdmagate_io_pool_{allocated,leased}_bytes, rdmagate_io_pool_slabs, rdmagate_io_pool_exhausted_total. */

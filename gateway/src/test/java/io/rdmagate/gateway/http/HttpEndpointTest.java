@@ -115,7 +115,7 @@ class HttpEndpointTest {
     void theOneStateShowsRecallsAndSharingViolationsPerExport() throws Exception {
         try (var fs = io.rdmagate.vfs.inmemory.InMemoryFileSystem.create(5, io.rdmagate.vfs.ExportOptions.DEFAULT)) {
             metrics.bindStates("media", fs.states());
-            fs.states().register(new io.rdmagate.vfs.state.CacheHolder() {
+            var smb = new io.rdmagate.vfs.state.CacheHolder() {
                 @Override
                 public String protocol() {
                     return "smb";
@@ -130,17 +130,11 @@ class HttpEndpointTest {
                 public io.rdmagate.vfs.state.Recall recall(int volume, long file, io.rdmagate.vfs.state.Conflict c, Object breaker) {
                     return null;
                 }
-
-                @Override
-                public boolean opened(int volumeId, long fileId, boolean forWriting) {
-                    return false;
-                }
-
-                @Override
-                public boolean denies(int volume, long file, io.rdmagate.vfs.state.Conflict c, Object breaker) {
-                    return true;
-                }
-            });
+            };
+            fs.states().register(smb);
+            // an SMB open of file 1 that shares reading only
+            fs.states().shares().reserve(1, io.rdmagate.vfs.state.ShareReservations.READ,
+                    io.rdmagate.vfs.state.ShareReservations.WRITE, smb, "a session");
             assertEquals(io.rdmagate.vfs.VfsError.SHARING_VIOLATION, org.junit.jupiter.api.Assertions.assertThrows(
                     io.rdmagate.vfs.VfsException.class,
                     () -> fs.states().begin(1, io.rdmagate.vfs.state.Conflict.WRITE)).error());
@@ -153,6 +147,7 @@ class HttpEndpointTest {
             assertTrue(body.contains("rdmagate_state_recall_wait_seconds_total{export=\"media\"} 0.0"), body);
             assertTrue(body.contains("rdmagate_state_foreign_changes_total{conflict=\"write\",export=\"media\"} 0.0"), body);
             assertTrue(body.contains("rdmagate_state_watched_files{export=\"media\"} 0.0"), body);
+            assertTrue(body.contains("rdmagate_state_opens{export=\"media\"} 1.0"), body);
         }
     }
 

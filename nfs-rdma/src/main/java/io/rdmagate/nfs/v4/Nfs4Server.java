@@ -116,7 +116,7 @@ public final class Nfs4Server implements AutoCloseable {
                 }
             }
         });
-        this.shared = new io.rdmagate.nfs.v4.state.CrossProtocolState(state);
+        this.shared = state.shared();
         for (io.rdmagate.nfs.NfsExport e : exports.all()) {
             e.fs().states().register(shared); // what others do to files NFSv4.1 clients hold recalls their delegations
         }

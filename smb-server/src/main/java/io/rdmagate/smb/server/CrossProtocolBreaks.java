@@ -8,10 +8,11 @@ import java.util.List;
 
 /**
  * The SMB server's part of each volume's one state ({@link io.rdmagate.vfs.state.FileStates}):
- * an operation of another protocol (an NFSv3 WRITE, an NLM LOCK) on a file asks it whether an SMB
- * open's share mode denies the operation (MS-FSA 2.1.5.1.2), and has it break the leases and
- * oplocks the operation conflicts with (MS-FSA 2.1.4.12), waiting for the acknowledgments on the
- * timers of MS-SMB2 3.3.2. Breaks are sent after the open table's monitor is released.
+ * an operation of another protocol (an NFSv3 WRITE, an NLM LOCK) on a file has it break the leases
+ * and oplocks the operation conflicts with (MS-FSA 2.1.4.12), waiting for the acknowledgments on
+ * the timers of MS-SMB2 3.3.2. Breaks are sent after the open table's monitor is released. SMB
+ * opens' share modes are the volume's share reservations, held by this holder, where other
+ * protocols' operations find them (MS-FSA 2.1.5.1.2).
  *
  * <p>The other way, an SMB CREATE or LOCK asks the volume's other holders first
  * ({@link #othersFirst}): an NFSv4 open's share deny refuses it, and NFSv4 delegations of the file
@@ -48,44 +49,6 @@ final class CrossProtocolBreaks implements CacheHolder {
         }
         oplocks.send(out);
         return w == null ? null : maxNanos -> oplocks.settle(w, maxNanos);
-    }
-
-    @Override
-    public boolean opened(int volumeId, long fileId, boolean forWriting) {
-        synchronized (table) {
-            FileState f = table.file(volumeId, fileId);
-            if (f == null) {
-                return false;
-            }
-            for (Open e : f.opens) {
-                if (!forWriting || (e.access() & OpenTable.DATA_WRITE) != 0) {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
-    @Override
-    public boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker) {
-        int access = switch (conflict) {
-            case WRITE -> OpenTable.DATA_WRITE;
-            case NAMESPACE -> Access.DELETE;
-            case READ -> OpenTable.DATA_READ;
-            case LOCK -> 0;
-        };
-        synchronized (table) {
-            FileState f = table.file(volumeId, fileId);
-            if (f == null) {
-                return false;
-            }
-            for (Open e : f.opens) {
-                if (!OpenTable.compatible(e, access, 0x7)) {
-                    return true;
-                }
-            }
-            return false;
-        }
     }
 
     /**

@@ -58,6 +58,9 @@ public final class Open {
     Lease lease;
     public int listingPos;
 
+    /** Its share access in the volume's share reservations (null for attribute-only opens and pipes); set once, under the table. */
+    io.rdmagate.vfs.state.ShareReservations.Reservation reservation;
+
     Open(FileId fileId, SmbConnection conn, SmbSession session, TreeConnect tree, FileHandle handle, boolean directory, int access,
             int shareAccess, FileState file, NamedPipe pipe, String path) {
         this.fileId = fileId;

@@ -3,6 +3,7 @@ package io.rdmagate.smb.server;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.mssmb2.FileId;
 import io.rdmagate.vfs.FileHandle;
+import io.rdmagate.vfs.state.ShareReservations;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -29,8 +30,15 @@ public final class OpenTable {
     /** How long an open waits for a file whose last close is deleting it. */
     private static final long DELETE_WAIT_MILLIS = 10_000;
 
+    /** This table as the volumes' one state sees it: the holder of its opens' share reservations and of SMB caching. */
+    private final CrossProtocolBreaks holder = new CrossProtocolBreaks(this);
+
     OpenTable(java.time.Duration oplockBreakTimeout) {
         this.oplocks = new Oplocks(this, oplockBreakTimeout);
+    }
+
+    CrossProtocolBreaks holder() {
+        return holder;
     }
 
     /** Whether any file has an SMB open (and so maybe a lease, an oplock or a share mode). */
@@ -162,7 +170,7 @@ public final class OpenTable {
             throws SmbException {
         List<Oplocks.Notice> notices = new ArrayList<>(2);
         // asked of the volume's state (and the backing file's locks) before the table's monitor is taken
-        int allowed = dir || oplock.level() == Oplocks.NONE ? 0 : allowedCaching(tree, handle, oplock.asksWrite());
+        int allowed = dir || oplock.level() == Oplocks.NONE ? 0 : allowedCaching(tree, handle, oplock.asksWrite(), holder);
         try {
             synchronized (this) {
                 FileKey k = key(handle.volumeId(), handle.fileId());
@@ -185,13 +193,18 @@ public final class OpenTable {
                     }
                 }
                 f = admit(handle, parent, name, access, share);
+                ShareReservations.Reservation r = reserve(tree.share().vfs(), f, handle, access, share, s);
                 Oplocks.Wait w = oplocks.afterShareCheck(f, oplock, own, notices);
                 if (w != null) {
+                    if (r != null) {
+                        r.release(); // reserved again when the open is tried again
+                    }
                     return new Admission(null, null, w);
                 }
                 Oplocks.Grant g = oplocks.grant(f, oplock, own, dir, allowed);
                 long id = newVolatileId();
                 Open o = new Open(new FileId(id, id), conn, s, tree, handle, dir, access, share, f, null, path);
+                o.reservation = r;
                 Oplocks.attach(o, g);
                 add(o);
                 return new Admission(o, g, null);
@@ -202,14 +215,44 @@ public final class OpenTable {
     }
 
     /**
-     * What the volume's one state lets an SMB client cache of the file: nothing while an operation
-     * of another protocol changes it, no write caching while another protocol holds byte-range
-     * locks on it (the client would take its own locks locally, unseen by them).
+     * The open's share access in the volume's share reservations (MS-FSA 2.1.5.1.2 across protocols):
+     * an NFSv4 open that denies what it uses, or uses what its share mode denies, refuses it with
+     * STATUS_SHARING_VIOLATION. An attribute-only open neither checks nor restricts: none. Guarded by
+     * this, after the check against the other SMB opens ({@link #admit}) passed.
      */
-    private static int allowedCaching(TreeConnect tree, FileHandle handle, boolean asksWrite) {
+    private ShareReservations.Reservation reserve(io.rdmagate.vfs.VirtualFileSystem fs, FileState f, FileHandle handle,
+            int access, int share, SmbSession s) throws SmbException {
+        if ((access & SHARED_ACCESS) == 0) {
+            return null;
+        }
+        int use = ((access & DATA_READ) != 0 ? ShareReservations.READ : 0)
+                | ((access & DATA_WRITE) != 0 ? ShareReservations.WRITE : 0)
+                | ((access & Access.DELETE) != 0 ? ShareReservations.DELETE : 0);
+        // FILE_SHARE_READ, _WRITE and _DELETE (1, 2, 4) each leave one access to others
+        int deny = ~share & (ShareReservations.READ | ShareReservations.WRITE | ShareReservations.DELETE);
+        try {
+            return fs.states().shares().reserve(handle.fileId(), use, deny, holder, s);
+        } catch (io.rdmagate.vfs.VfsException e) {
+            abandon(f);
+            throw new SmbException(NtStatus.SHARING_VIOLATION, f.name + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * What the volume's one state lets an SMB client cache of the file: nothing while an operation
+     * of another protocol changes it or another protocol's client has it open for writing (each of
+     * its writes would break the lease), no write caching while another protocol's client has it
+     * open at all (as no NFSv4 write delegation is granted then, RFC 8881 §10.4.1) or holds
+     * byte-range locks on it (the client would take its own locks locally, unseen by them).
+     */
+    private static int allowedCaching(TreeConnect tree, FileHandle handle, boolean asksWrite, CrossProtocolBreaks self) {
         var fs = tree.share().vfs();
-        if (fs.states().changing(handle.fileId())) {
+        var states = fs.states();
+        if (states.opened(handle.fileId(), self, true)) { // or another protocol changes it now
             return 0;
+        }
+        if (states.opened(handle.fileId(), self, false)) {
+            return Oplocks.R | Oplocks.H;
         }
         var locks = fs.locks().locks(handle.fileId());
         for (var l : locks) {
@@ -311,6 +354,9 @@ public final class OpenTable {
             byCreateGuid.remove(guidKey(o.clientGuid, o.createGuid), o);
         }
         oplocks.closed(o);
+        if (o.reservation != null) {
+            o.reservation.release();
+        }
         FileState f = o.file;
         if (f == null) {
             return null;

@@ -96,7 +96,7 @@ public final class SmbServer implements AutoCloseable {
         this.metrics = new SmbMetrics(registry, this);
         this.opens = new OpenTable(config.oplockBreakTimeout());
         this.opens.oplocks().onDisconnected(this::closeDisconnected);
-        this.breaks = new CrossProtocolBreaks(opens);
+        this.breaks = opens.holder();
         for (SmbShare share : config.shares()) {
             share.vfs().states().register(breaks); // what NFS does to these files now breaks SMB's leases first
         }

@@ -21,6 +21,7 @@ import io.rdmagate.vfs.lock.LockOwner;
 import io.rdmagate.vfs.lock.LockSemantics;
 import io.rdmagate.vfs.state.Conflict;
 import io.rdmagate.vfs.state.FileStates;
+import io.rdmagate.vfs.state.ShareReservations;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -242,15 +243,14 @@ class CrossProtocolBreakTest {
     }
 
     /**
-     * Another protocol's state of a file (NFSv4 delegations and share reservations), as a holder of
-     * the volume's one state: what it saw asked, a recall that resolves when the test says, and
-     * the files whose opens deny writing.
+     * Another protocol's state of a file (NFSv4 delegations), as a holder of the volume's one
+     * state: what it saw asked, and a recall that resolves when the test says. Its opens are
+     * reservations in the volume's share reservations, which the tests make.
      */
     static final class OtherHolder implements io.rdmagate.vfs.state.CacheHolder {
         final java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
         final CompletableFuture<Void> returned = new CompletableFuture<>();
         volatile long delegated = -1;
-        volatile long denying = -1;
 
         @Override
         public String protocol() {
@@ -277,16 +277,6 @@ class CrossProtocolBreakTest {
                 }
             };
         }
-
-        @Override
-        public boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker) {
-            return fileId == denying && conflict == Conflict.WRITE;
-        }
-
-        @Override
-        public boolean opened(int volumeId, long fileId, boolean forWriting) {
-            return false;
-        }
     }
 
     /**
@@ -301,9 +291,12 @@ class CrossProtocolBreakTest {
         FileStates states = server.vfs.states();
         try (RawSmbClient a = client()) {
             assertEquals(NtStatus.SUCCESS, a.create("delegated.dat", 0, READ_WRITE, SHARE_ALL, Smb2Create.FILE_OPEN_IF).status());
-            assertEquals(NtStatus.SUCCESS, a.create("nfs-denied.dat", 0, READ_WRITE, SHARE_ALL, Smb2Create.FILE_OPEN_IF).status());
+            assertEquals(NtStatus.SUCCESS, a.create("nfs-denied.dat", 0, 0x00120089 /* FILE_GENERIC_READ */, SHARE_ALL,
+                    Smb2Create.FILE_OPEN_IF).status());
             nfs.delegated = fileId("delegated.dat");
-            nfs.denying = fileId("nfs-denied.dat");
+            // an NFSv4 open that reads and denies writing (OPEN4_SHARE_DENY_WRITE)
+            var denying = states.shares().reserve(fileId("nfs-denied.dat"), ShareReservations.READ,
+                    ShareReservations.WRITE, nfs, "an nfs4 client");
             states.register(nfs);
             try {
                 assertEquals(NtStatus.SUCCESS, a.create("delegated.dat", 0, 0x00120089 /* FILE_GENERIC_READ */, SHARE_ALL,
@@ -320,6 +313,7 @@ class CrossProtocolBreakTest {
                         "an NFSv4 open that denies writing refuses an SMB open for writing");
             } finally {
                 states.unregister(nfs);
+                denying.release();
             }
         }
     }
@@ -351,6 +345,62 @@ class CrossProtocolBreakTest {
             }
             ByteBuffer r = open(a, "busy.dat", key(9), R | W | H, SHARE_ALL);
             assertEquals(R | W | H, RawSmbClient.leaseState(r), "the whole lease once the lock and the write are gone");
+        }
+    }
+
+    /**
+     * SMB opens and another protocol's opens (NFSv4 share reservations) are one table (MS-FSA
+     * 2.1.5.1.2 and RFC 8881 §9.7 across both): an SMB open's share mode refuses the other
+     * protocol's open, the other's deny refuses an SMB open, an attribute-only SMB open is refused
+     * nothing and refuses nothing, and an SMB client gets no lease on a file the other protocol has
+     * open for writing, no write caching of one it has open for reading.
+     */
+    @Test
+    void smbSharingAndAnotherProtocolsOpensAreOneTable() throws Exception {
+        OtherHolder nfs = new OtherHolder();
+        ShareReservations shares = server.vfs.states().shares();
+        try (RawSmbClient a = client()) {
+            RawSmbClient.Created writer = a.create("one-table.dat", 0, READ_WRITE, SHARE_ALL, Smb2Create.FILE_OPEN_IF);
+            assertEquals(NtStatus.SUCCESS, writer.status());
+            long id = fileId("one-table.dat");
+            VfsException w = assertThrows(VfsException.class,
+                    () -> shares.reserve(id, ShareReservations.READ, ShareReservations.WRITE, nfs, "nfs4 client"),
+                    "an NFSv4 OPEN that denies writing, while an SMB client has the file open for writing");
+            assertEquals(VfsError.SHARING_VIOLATION, w.error());
+            assertEquals(NtStatus.SUCCESS, a.close(writer.fileId()));
+
+            // FILE_SHARE_WRITE | FILE_SHARE_DELETE: reading is denied to others
+            RawSmbClient.Created exclusive = a.create("one-table.dat", 0, 0x00120089 /* FILE_GENERIC_READ */, 0x6,
+                    Smb2Create.FILE_OPEN);
+            assertEquals(NtStatus.SUCCESS, exclusive.status());
+            assertEquals(VfsError.SHARING_VIOLATION, assertThrows(VfsException.class,
+                    () -> shares.reserve(id, ShareReservations.READ, 0, nfs, "nfs4 client"),
+                    "an NFSv4 OPEN for reading, while an SMB open does not share reading").error());
+            var writing = shares.reserve(id, ShareReservations.WRITE, 0, nfs, "nfs4 client"); // writing is shared
+            assertEquals(NtStatus.SUCCESS, a.close(exclusive.fileId()));
+
+            // the other protocol's client has the file open for writing, denying reading
+            writing.change(ShareReservations.WRITE, ShareReservations.READ);
+            assertEquals(NtStatus.SHARING_VIOLATION, a.create("one-table.dat", 0, 0x00120089, SHARE_ALL,
+                    Smb2Create.FILE_OPEN).status(), "an SMB open for reading, while an NFSv4 open denies reading");
+            RawSmbClient.Created attributes = a.create("one-table.dat", 0, 0x00100080 /* READ_ATTRIBUTES | SYNCHRONIZE */,
+                    0, Smb2Create.FILE_OPEN);
+            assertEquals(NtStatus.SUCCESS, attributes.status(), "an attribute-only open is not refused");
+            assertEquals(NtStatus.SUCCESS, a.close(attributes.fileId()));
+            writing.change(ShareReservations.WRITE, 0);
+            ByteBuffer r = open(a, "one-table.dat", key(21), R | W | H, SHARE_ALL);
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(r));
+            assertEquals(0, RawSmbClient.leaseState(r), "no lease on a file another protocol has open for writing");
+            assertEquals(NtStatus.SUCCESS, a.close(RawSmbClient.created(r).fileId()));
+            writing.change(ShareReservations.READ, 0);
+            r = open(a, "one-table.dat", key(22), R | W | H, SHARE_ALL);
+            assertEquals(R | H, RawSmbClient.leaseState(r), "no write caching of a file another protocol has open");
+            assertEquals(NtStatus.SUCCESS, a.close(RawSmbClient.created(r).fileId()));
+            writing.release();
+            r = open(a, "one-table.dat", key(23), R | W | H, SHARE_ALL);
+            assertEquals(R | W | H, RawSmbClient.leaseState(r), "the whole lease once the other protocol closed");
+            assertEquals(NtStatus.SUCCESS, a.close(RawSmbClient.created(r).fileId()));
+            shares.reserve(id, ShareReservations.READ, ShareReservations.WRITE, nfs, "nfs4 client").release();
         }
     }
 }

@@ -1,9 +1,10 @@
 package io.rdmagate.vfs.state;
 
 /**
- * A protocol server whose clients hold opens and cache files (SMB leases and oplocks; NFSv4
- * delegations): the part of the one state of a volume that another protocol's operation must
- * consult and break. Implementations never block in these methods; they start breaks and return.
+ * A protocol server whose clients cache files (SMB leases and oplocks; NFSv4 delegations): the part
+ * of the one state of a volume that another protocol's operation must break. Its opens, with their
+ * share modes, are in the volume's {@link ShareReservations}. Implementations never block in these
+ * methods; they start breaks and return.
  *
  * <p>An operation names its <em>breaker</em>: the state that asks (an NFSv4 client record), whose
  * own opens and caching the holder leaves alone, as a client's own operations never break its own
@@ -27,19 +28,4 @@ public interface CacheHolder {
      * resolves, until it returns null. {@code breaker} is the state that asks, or null.
      */
     Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker);
-
-    /**
-     * Whether an open of this holder's clients denies {@code conflict} to everyone else: MS-FSA
-     * 2.1.5.1.2 share access, an open without FILE_SHARE_WRITE denying writes, one without
-     * FILE_SHARE_DELETE denying removal and rename.
-     */
-    boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker);
-
-    /**
-     * Whether a client of this holder has the file open (for writing, when {@code forWriting}): no
-     * other protocol grants read caching of a file open for writing, nor write caching of a file
-     * open at all (RFC 8881 §10.4.1: no read delegation while another opens to write, no write
-     * delegation while another has it open).
-     */
-    boolean opened(int volumeId, long fileId, boolean forWriting);
 }

@@ -12,13 +12,14 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The one state of a volume that every protocol answers to (DESIGN.md, "One state under every
  * protocol"): byte-range locks live in the volume's {@link io.rdmagate.vfs.lock.LockManager}; the
- * opens and caching state of protocols whose clients cache (SMB leases and oplocks) register here
- * as {@link CacheHolder}s, so that an operation of a protocol without such state (NFSv3, NLM)
- * first refuses what their share modes deny and recalls what they cache.
+ * opens of every protocol with their share modes in its {@link ShareReservations}; protocols whose
+ * clients cache (SMB leases and oplocks, NFSv4 delegations) register here as {@link CacheHolder}s,
+ * so that an operation of another protocol (NFSv3, NLM, or the other of SMB and NFSv4) first is
+ * refused what an open denies and recalls what they cache.
  *
- * <p>Operation: an NFSv3 WRITE calls {@link #begin} with {@link Conflict#WRITE}. Each holder is
- * asked whether an open denies the write (then {@link VfsError#SHARING_VIOLATION}); then to break
- * what conflicts, and the caller waits for each break to be acknowledged, at most for the holder's
+ * <p>Operation: an NFSv3 WRITE calls {@link #begin} with {@link Conflict#WRITE}. An open that
+ * denies writing refuses it ({@link VfsError#SHARING_VIOLATION}); then each holder is asked to
+ * break what conflicts, and the caller waits for each break to be acknowledged, at most for the holder's
  * own acknowledgment timer (a dead client cannot stall the write beyond it). Until the caller's
  * {@link #end}, the file counts as {@link #changing}, and holders grant no new caching of it, as
  * the kernel grants no lease on a file open for writing. Not garbage-producing while no holder
@@ -50,6 +51,7 @@ public final class FileStates {
     private final LongAdder timeouts = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
     private final LongAdder denied = new LongAdder();
+    private final ShareReservations shares = new ShareReservations();
     private final ForeignChanges foreign;
     private final LongAdder[] foreignRecalls = new LongAdder[Conflict.values().length];
     /** Files some holder caches, watched for foreign changes; guarded by itself. */
@@ -175,6 +177,13 @@ public final class FileStates {
         }
         boolean ok = false;
         try {
+            int denial = conflict == Conflict.WRITE ? ShareReservations.WRITE
+                    : conflict == Conflict.NAMESPACE ? ShareReservations.DELETE : 0;
+            if (denial != 0 && shares.denies(fileId, denial, breaker)) {
+                denied.increment();
+                throw new VfsException(VfsError.SHARING_VIOLATION, "an open of the file denies "
+                        + (denial == ShareReservations.WRITE ? "writing" : "removal and rename") + " to others");
+            }
             for (CacheHolder h : holders) {
                 if (h != breaker && h.holdsAnything()) {
                     settle(h, fileId, conflict, breaker);
@@ -215,15 +224,12 @@ public final class FileStates {
      * read caching of a file open for writing then, and no write caching of a file open at all.
      */
     public boolean opened(long fileId, CacheHolder self, boolean forWriting) {
-        if (changing(fileId)) {
-            return true;
-        }
-        for (CacheHolder h : holders) {
-            if (h != self && h.holdsAnything() && h.opened(volumeId, fileId, forWriting)) {
-                return true;
-            }
-        }
-        return false;
+        return changing(fileId) || shares.opened(fileId, self, forWriting);
+    }
+
+    /** The opens of every protocol with their share modes: where an open is granted or refused across protocols. */
+    public ShareReservations shares() {
+        return shares;
     }
 
     /** Ends what {@link #begin} started. */
@@ -243,11 +249,6 @@ public final class FileStates {
     }
 
     private void settle(CacheHolder h, long fileId, Conflict conflict, Object breaker) throws VfsException {
-        if ((conflict == Conflict.WRITE || conflict == Conflict.NAMESPACE) && h.denies(volumeId, fileId, conflict, breaker)) {
-            denied.increment();
-            throw new VfsException(VfsError.SHARING_VIOLATION, "an " + h.protocol() + " open of the file denies "
-                    + conflict.name().toLowerCase(java.util.Locale.ROOT) + " to others");
-        }
         for (int round = 0; round < MAX_ROUNDS; round++) {
             Recall r = h.recall(volumeId, fileId, conflict, breaker);
             if (r == null) {

@@ -55,16 +55,6 @@ class ForeignWritesTest {
             recalls.add(fileId + " " + conflict);
             return null;
         }
-
-        @Override
-        public boolean opened(int volumeId, long fileId, boolean forWriting) {
-            return false;
-        }
-
-        @Override
-        public boolean denies(int volumeId, long fileId, Conflict conflict, Object breaker) {
-            return false;
-        }
     };
 
     @BeforeEach

@@ -74,8 +74,8 @@ public final class Nfs4State {
     /** The same opens by file, so an OPEN looks at the opens of its file only. */
     private final Map<FileKey, List<OpenState>> opensByFile = new HashMap<>();
     private final Map<ByteBuffer, LockState> locks = new HashMap<>();
-    /** Opens whose share deny is not DENY_NONE: while there are none, other protocols never ask. */
-    private final java.util.concurrent.atomic.AtomicInteger denying = new java.util.concurrent.atomic.AtomicInteger();
+    /** This state as the volumes' {@link io.rdmagate.vfs.state.FileStates} see it: the holder of its opens' reservations. */
+    private final CrossProtocolState shared = new CrossProtocolState(this);
     private final Delegations delegations;
     /** Releases what the vfs holds for a client that goes (its byte-range locks). */
     private volatile java.util.function.Consumer<ClientRecord> onDrop = c -> {
@@ -470,7 +470,10 @@ public final class Nfs4State {
     /**
      * OPEN by {@code owner} of {@code file} (§18.16.4): the owner's existing open of the file grows
      * (its seqid bumped), else a new one starts; NFS4ERR_SHARE_DENIED when another open's deny
-     * bits refuse the access asked, or the deny asked refuses another's access.
+     * bits refuse the access asked, or the deny asked refuses another's access: another NFSv4.1
+     * client's, checked here, or another protocol's (an SMB open's share mode), checked by the
+     * volume's share reservations, where the open then holds its own (OPEN4_SHARE_ACCESS_* and
+     * OPEN4_SHARE_DENY_* are the reservations' READ and WRITE bits).
      */
     public synchronized OpenState open(ClientRecord c, byte[] owner, Target file, int access, int deny)
             throws Nfs4Exception {
@@ -484,28 +487,33 @@ public final class Nfs4State {
                 throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "another open denies it");
             }
         }
-        if (mine != null) {
-            synchronized (mine) {
-                if (mine.deny == 0 && deny != 0) {
-                    denying.incrementAndGet();
+        try {
+            if (mine != null) {
+                synchronized (mine) {
+                    mine.reservation.change(mine.access | access, mine.deny | deny);
+                    mine.access |= access;
+                    mine.deny |= deny;
+                    mine.seqid++;
                 }
-                mine.access |= access;
-                mine.deny |= deny;
-                mine.seqid++;
+                return mine;
             }
-            return mine;
+            var reservation = file.fs().states().shares().reserve(file.handle().fileId(), access, deny, shared, c);
+            byte[] other = new byte[STATEID_OTHER_SIZE];
+            ByteBuffer.wrap(other).putInt(bootId).putLong(nextState++);
+            OpenState o = new OpenState(other, c, owner.clone(), file, reservation);
+            o.access = access;
+            o.deny = deny;
+            opens.put(ByteBuffer.wrap(other), o);
+            opensByFile.computeIfAbsent(FileKey.of(file), k -> new ArrayList<>(2)).add(o);
+            return o;
+        } catch (io.rdmagate.vfs.VfsException e) { // SHARING_VIOLATION: another protocol's open
+            throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, e.getMessage());
         }
-        byte[] other = new byte[STATEID_OTHER_SIZE];
-        ByteBuffer.wrap(other).putInt(bootId).putLong(nextState++);
-        OpenState o = new OpenState(other, c, owner.clone(), file);
-        o.access = access;
-        o.deny = deny;
-        if (deny != 0) {
-            denying.incrementAndGet();
-        }
-        opens.put(ByteBuffer.wrap(other), o);
-        opensByFile.computeIfAbsent(FileKey.of(file), k -> new ArrayList<>(2)).add(o);
-        return o;
+    }
+
+    /** This state as a holder of the volumes' one state: its delegations, and its opens' reservations. */
+    public CrossProtocolState shared() {
+        return shared;
     }
 
     /** A volume's file, as the opens are indexed (two exports of one volume share its opens). */
@@ -513,30 +521,6 @@ public final class Nfs4State {
         static FileKey of(Target t) {
             return new FileKey(t.handle().volumeId(), t.handle().fileId());
         }
-    }
-
-    /**
-     * Whether an open of the file by a client other than {@code except} denies {@code denyBits}
-     * (OPEN4_SHARE_DENY_READ, _WRITE) to others: an NFSv3 WRITE or an SMB open for writing is then
-     * refused as another NFSv4.1 OPEN would be.
-     */
-    public boolean denies(int volumeId, long fileId, int denyBits, Object except) {
-        if (denying.get() == 0) {
-            return false;
-        }
-        synchronized (this) {
-            for (OpenState o : opensByFile.getOrDefault(new FileKey(volumeId, fileId), List.of())) {
-                if (o.client != except && (o.deny & denyBits) != 0) {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
-    /** Opens whose share deny is not DENY_NONE, now; one volatile read. */
-    public int denyingOpens() {
-        return denying.get();
     }
 
     /** Whether a client other than {@code except} (null: any) has the file open (for writing, when {@code forWriting}). */
@@ -550,9 +534,7 @@ public final class Nfs4State {
     }
 
     private void unindex(OpenState o) {
-        if (o.deny != 0) {
-            denying.decrementAndGet();
-        }
+        o.reservation.release();
         FileKey k = FileKey.of(o.file);
         List<OpenState> same = opensByFile.get(k);
         if (same != null && same.remove(o) && same.isEmpty()) {
@@ -662,8 +644,10 @@ public final class Nfs4State {
                 throw new Nfs4Exception(NFS4ERR_INVAL, "downgrade to access " + access + " deny " + deny + " from "
                         + o.access + "/" + o.deny);
             }
-            if (o.deny != 0 && deny == 0) {
-                denying.decrementAndGet();
+            try {
+                o.reservation.change(access, deny);
+            } catch (io.rdmagate.vfs.VfsException e) {
+                throw new IllegalStateException("a downgrade conflicts with nothing", e);
             }
             o.access = access;
             o.deny = deny;

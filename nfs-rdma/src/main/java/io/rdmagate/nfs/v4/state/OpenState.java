@@ -17,11 +17,16 @@ public final class OpenState {
     /** The lock states derived from this open; under the state's lock. */
     final java.util.List<LockState> lockStates = new java.util.ArrayList<>(0);
 
-    OpenState(byte[] other, ClientRecord client, byte[] owner, Target file) {
+    /** Its access and deny in the volume's share reservations, where other protocols' opens see them. */
+    final io.rdmagate.vfs.state.ShareReservations.Reservation reservation;
+
+    OpenState(byte[] other, ClientRecord client, byte[] owner, Target file,
+            io.rdmagate.vfs.state.ShareReservations.Reservation reservation) {
         this.other = other;
         this.client = client;
         this.owner = owner;
         this.file = file;
+        this.reservation = reservation;
     }
 
     public synchronized Stateid stateid() {
