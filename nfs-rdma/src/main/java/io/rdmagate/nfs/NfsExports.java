@@ -44,7 +44,7 @@ public final class NfsExports {
          * {@link io.rdmagate.vfs.state.FileStates#begin}). The token goes to {@link #end}.
          */
         public int begin(io.rdmagate.vfs.state.Conflict c) throws io.rdmagate.vfs.VfsException {
-            return fs().states().begin(handle.fileId(), c);
+            return fs().states().begin(handle, c, null);
         }
 
         /**
@@ -52,7 +52,7 @@ public final class NfsExports {
          * ({@code breaker}, an NFSv4.1 client record): its own delegations and opens are left alone.
          */
         public int begin(io.rdmagate.vfs.state.Conflict c, Object breaker) throws io.rdmagate.vfs.VfsException {
-            return fs().states().begin(handle.fileId(), c, breaker);
+            return fs().states().begin(handle, c, breaker);
         }
 
         /**
@@ -69,9 +69,9 @@ public final class NfsExports {
             if (!fs().states().held()) {
                 return -1;
             }
-            long file;
+            FileHandle file;
             try {
-                file = fs().lookup(io.rdmagate.vfs.Caller.ROOT, handle, name).handle().fileId();
+                file = fs().lookup(io.rdmagate.vfs.Caller.ROOT, handle, name).handle();
             } catch (io.rdmagate.vfs.VfsException e) {
                 return -1; // the operation itself reports the name's error
             }

@@ -270,11 +270,11 @@ class Nfs4Test {
         try (Nfs3Client v3 = Nfs3Client.connect(fx.nfs(), NfsFixture.ROOT)) {
             byte[] f = v3.create(Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT), "cross", 0666);
             long id = v3.getattr(f).fileId();
-            var smbWriter = shares.reserve(id, ShareReservations.READ | ShareReservations.WRITE, 0, smb, "an smb open");
+            var smbWriter = shares.reserve(id, 0, ShareReservations.READ | ShareReservations.WRITE, 0, smb, "an smb open");
             assertEquals(NFS4ERR_SHARE_DENIED, openCross(OPEN4_SHARE_ACCESS_READ, 2 /* DENY_WRITE */).status,
                     "an NFSv4 OPEN that denies writing, while an SMB client writes the file");
             smbWriter.release();
-            var smbExclusive = shares.reserve(id, ShareReservations.READ,
+            var smbExclusive = shares.reserve(id, 0, ShareReservations.READ,
                     ShareReservations.READ | ShareReservations.WRITE | ShareReservations.DELETE, smb, "an smb open");
             assertEquals(NFS4ERR_SHARE_DENIED, openCross(OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE).status,
                     "an NFSv4 OPEN for reading, while an SMB open shares nothing");
@@ -288,7 +288,7 @@ class Nfs4Test {
             int seqid = Nfs4TestClient.read(o::readInt);
             byte[] other = Nfs4TestClient.read(() -> o.readFixedOpaque(12));
             assertEquals(io.rdmagate.vfs.VfsError.SHARING_VIOLATION, assertThrows(io.rdmagate.vfs.VfsException.class,
-                    () -> shares.reserve(id, ShareReservations.WRITE, 0, smb, "an smb open")).error(),
+                    () -> shares.reserve(id, 0, ShareReservations.WRITE, 0, smb, "an smb open")).error(),
                     "an SMB open for writing, while an NFSv4 open denies writing");
             assertEquals(Nfs3Status.NFS3ERR_ACCES, assertThrows(Nfs3Client.NfsStatusException.class,
                     () -> v3.write(f, 0, new byte[] {1}, Nfs3.FILE_SYNC)).status(), "an NFSv3 WRITE too");
@@ -297,7 +297,7 @@ class Nfs4Test {
                     .op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "cross"))
                     .op(OP_CLOSE, e -> stateid(e.writeInt(0), seqid, other)).send();
             assertEquals(NFS4_OK, close.status);
-            shares.reserve(id, ShareReservations.WRITE, 0, smb, "an smb open").release();
+            shares.reserve(id, 0, ShareReservations.WRITE, 0, smb, "an smb open").release();
             assertEquals(1, v3.write(f, 0, new byte[] {1}, Nfs3.FILE_SYNC).count(), "closed, the open denies nothing");
         }
     }

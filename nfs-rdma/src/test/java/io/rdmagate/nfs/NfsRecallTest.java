@@ -122,7 +122,7 @@ class NfsRecallTest {
         byte[] f = nfs.create(root, "locked-open", 0644);
         nfs.write(f, 0, new byte[] {7}, Nfs3.FILE_SYNC);
         // an open of the other protocol that reads and shares reading only (no FILE_SHARE_WRITE, _DELETE)
-        var open = fs.states().shares().reserve(id(f), ShareReservations.READ,
+        var open = fs.states().shares().reserve(id(f), 0, ShareReservations.READ,
                 ShareReservations.WRITE | ShareReservations.DELETE, other, "an open");
         NfsStatusException w = assertThrows(NfsStatusException.class,
                 () -> nfs.write(f, 0, new byte[] {9, 9}, Nfs3.FILE_SYNC));

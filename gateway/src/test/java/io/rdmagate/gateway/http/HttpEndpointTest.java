@@ -133,7 +133,7 @@ class HttpEndpointTest {
             };
             fs.states().register(smb);
             // an SMB open of file 1 that shares reading only
-            fs.states().shares().reserve(1, io.rdmagate.vfs.state.ShareReservations.READ,
+            fs.states().shares().reserve(1, 0, io.rdmagate.vfs.state.ShareReservations.READ,
                     io.rdmagate.vfs.state.ShareReservations.WRITE, smb, "a session");
             assertEquals(io.rdmagate.vfs.VfsError.SHARING_VIOLATION, org.junit.jupiter.api.Assertions.assertThrows(
                     io.rdmagate.vfs.VfsException.class,

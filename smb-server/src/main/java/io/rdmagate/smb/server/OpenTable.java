@@ -231,7 +231,7 @@ public final class OpenTable {
         // FILE_SHARE_READ, _WRITE and _DELETE (1, 2, 4) each leave one access to others
         int deny = ~share & (ShareReservations.READ | ShareReservations.WRITE | ShareReservations.DELETE);
         try {
-            return fs.states().shares().reserve(handle.fileId(), use, deny, holder, s);
+            return fs.states().shares().reserve(handle, use, deny, holder, s);
         } catch (io.rdmagate.vfs.VfsException e) {
             abandon(f);
             throw new SmbException(NtStatus.SHARING_VIOLATION, f.name + ": " + e.getMessage());
@@ -248,10 +248,10 @@ public final class OpenTable {
     private static int allowedCaching(TreeConnect tree, FileHandle handle, boolean asksWrite, CrossProtocolBreaks self) {
         var fs = tree.share().vfs();
         var states = fs.states();
-        if (states.opened(handle.fileId(), self, true)) { // or another protocol changes it now
+        if (states.opened(handle, self, true)) { // or another protocol changes it now
             return 0;
         }
-        if (states.opened(handle.fileId(), self, false)) {
+        if (states.opened(handle, self, false)) {
             return Oplocks.R | Oplocks.H;
         }
         var locks = fs.locks().locks(handle.fileId());

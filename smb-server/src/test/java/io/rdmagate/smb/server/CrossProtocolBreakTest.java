@@ -295,7 +295,7 @@ class CrossProtocolBreakTest {
                     Smb2Create.FILE_OPEN_IF).status());
             nfs.delegated = fileId("delegated.dat");
             // an NFSv4 open that reads and denies writing (OPEN4_SHARE_DENY_WRITE)
-            var denying = states.shares().reserve(fileId("nfs-denied.dat"), ShareReservations.READ,
+            var denying = states.shares().reserve(fileId("nfs-denied.dat"), 0, ShareReservations.READ,
                     ShareReservations.WRITE, nfs, "an nfs4 client");
             states.register(nfs);
             try {
@@ -364,7 +364,7 @@ class CrossProtocolBreakTest {
             assertEquals(NtStatus.SUCCESS, writer.status());
             long id = fileId("one-table.dat");
             VfsException w = assertThrows(VfsException.class,
-                    () -> shares.reserve(id, ShareReservations.READ, ShareReservations.WRITE, nfs, "nfs4 client"),
+                    () -> shares.reserve(id, 0, ShareReservations.READ, ShareReservations.WRITE, nfs, "nfs4 client"),
                     "an NFSv4 OPEN that denies writing, while an SMB client has the file open for writing");
             assertEquals(VfsError.SHARING_VIOLATION, w.error());
             assertEquals(NtStatus.SUCCESS, a.close(writer.fileId()));
@@ -374,9 +374,9 @@ class CrossProtocolBreakTest {
                     Smb2Create.FILE_OPEN);
             assertEquals(NtStatus.SUCCESS, exclusive.status());
             assertEquals(VfsError.SHARING_VIOLATION, assertThrows(VfsException.class,
-                    () -> shares.reserve(id, ShareReservations.READ, 0, nfs, "nfs4 client"),
+                    () -> shares.reserve(id, 0, ShareReservations.READ, 0, nfs, "nfs4 client"),
                     "an NFSv4 OPEN for reading, while an SMB open does not share reading").error());
-            var writing = shares.reserve(id, ShareReservations.WRITE, 0, nfs, "nfs4 client"); // writing is shared
+            var writing = shares.reserve(id, 0, ShareReservations.WRITE, 0, nfs, "nfs4 client"); // writing is shared
             assertEquals(NtStatus.SUCCESS, a.close(exclusive.fileId()));
 
             // the other protocol's client has the file open for writing, denying reading
@@ -400,7 +400,7 @@ class CrossProtocolBreakTest {
             r = open(a, "one-table.dat", key(23), R | W | H, SHARE_ALL);
             assertEquals(R | W | H, RawSmbClient.leaseState(r), "the whole lease once the other protocol closed");
             assertEquals(NtStatus.SUCCESS, a.close(RawSmbClient.created(r).fileId()));
-            shares.reserve(id, ShareReservations.READ, ShareReservations.WRITE, nfs, "nfs4 client").release();
+            shares.reserve(id, 0, ShareReservations.READ, ShareReservations.WRITE, nfs, "nfs4 client").release();
         }
     }
 }

@@ -170,6 +170,18 @@ public final class FileStates {
      * (whose holder leaves that client's own opens and caching alone).
      */
     public int begin(long fileId, Conflict conflict, Object breaker) throws VfsException {
+        return begin(fileId, 0, conflict, breaker);
+    }
+
+    /**
+     * {@link #begin(long, Conflict, Object)} of a file by its handle: opens of an earlier file that
+     * had its inode number (removed while open) do not count.
+     */
+    public int begin(FileHandle file, Conflict conflict, Object breaker) throws VfsException {
+        return begin(file.fileId(), file.generation(), conflict, breaker);
+    }
+
+    private int begin(long fileId, long generation, Conflict conflict, Object breaker) throws VfsException {
         int stripe = -1;
         if (conflict.changes()) {
             stripe = stripe(fileId);
@@ -179,7 +191,7 @@ public final class FileStates {
         try {
             int denial = conflict == Conflict.WRITE ? ShareReservations.WRITE
                     : conflict == Conflict.NAMESPACE ? ShareReservations.DELETE : 0;
-            if (denial != 0 && shares.denies(fileId, denial, breaker)) {
+            if (denial != 0 && shares.denies(fileId, generation, denial, breaker)) {
                 denied.increment();
                 throw new VfsException(VfsError.SHARING_VIOLATION, "an open of the file denies "
                         + (denial == ShareReservations.WRITE ? "writing" : "removal and rename") + " to others");
@@ -198,8 +210,11 @@ public final class FileStates {
         }
     }
 
-    /** Whether any holder has any file open or cached: one volatile read per holder. */
+    /** Whether any holder has any file open or cached, or an open denies anything: a volatile read per holder. */
     public boolean held() {
+        if (shares.denying() != 0) {
+            return true;
+        }
         for (CacheHolder h : holders) {
             if (h.holdsAnything()) {
                 return true;
@@ -223,8 +238,8 @@ public final class FileStates {
      * {@code forWriting}), or an operation that changes it is in progress: {@code self} grants no
      * read caching of a file open for writing then, and no write caching of a file open at all.
      */
-    public boolean opened(long fileId, CacheHolder self, boolean forWriting) {
-        return changing(fileId) || shares.opened(fileId, self, forWriting);
+    public boolean opened(FileHandle file, CacheHolder self, boolean forWriting) {
+        return changing(file.fileId()) || shares.opened(file.fileId(), file.generation(), self, forWriting);
     }
 
     /** The opens of every protocol with their share modes: where an open is granted or refused across protocols. */

@@ -1,5 +1,6 @@
 package io.rdmagate.vfs.state;
 
+import io.rdmagate.vfs.FileHandle;
 import io.rdmagate.vfs.VfsError;
 import io.rdmagate.vfs.VfsException;
 import java.util.ArrayList;
@@ -43,14 +44,16 @@ public final class ShareReservations {
     /** One open's share reservation on a file, until {@link #release}. */
     public final class Reservation {
         private final long fileId;
+        private final long generation;
         private final CacheHolder holder;
         private final Object owner;
         private int access;
         private int deny;
         private boolean released;
 
-        private Reservation(long fileId, CacheHolder holder, Object owner, int access, int deny) {
+        private Reservation(long fileId, long generation, CacheHolder holder, Object owner, int access, int deny) {
             this.fileId = fileId;
+            this.generation = generation;
             this.holder = holder;
             this.owner = owner;
             this.access = access;
@@ -68,7 +71,7 @@ public final class ShareReservations {
                 if (released) {
                     return;
                 }
-                conflict(fileId, newAccess, newDeny, holder, this);
+                conflict(fileId, generation, newAccess, newDeny, holder, this);
                 denying += (newDeny != 0 ? 1 : 0) - (deny != 0 ? 1 : 0);
                 access = newAccess;
                 deny = newDeny;
@@ -93,6 +96,11 @@ public final class ShareReservations {
             }
         }
 
+        /** Whether this is a reservation of the file of that generation (0: of any). */
+        private boolean of(long gen) {
+            return gen == 0 || generation == 0 || gen == generation;
+        }
+
         @Override
         public String toString() {
             return holder.protocol() + " open of file " + fileId + " (access " + access + ", deny " + deny + ")";
@@ -100,18 +108,29 @@ public final class ShareReservations {
     }
 
     /**
-     * A new open of {@code fileId} by a client of {@code holder}: it uses {@code access} and denies
+     * A new open of {@code file} by a client of {@code holder}: it uses {@code access} and denies
      * {@code deny} to others (bits {@link #READ}, {@link #WRITE}, {@link #DELETE}).
      * {@link VfsError#SHARING_VIOLATION} when another holder's reservation denies what it uses, or
      * uses what it denies. {@code owner} (the client, or the open) is what {@link #denies} leaves out
      * for its own operations.
      */
-    public Reservation reserve(long fileId, int access, int deny, CacheHolder holder, Object owner)
+    public Reservation reserve(FileHandle file, int access, int deny, CacheHolder holder, Object owner)
+            throws VfsException {
+        return reserve(file.fileId(), file.generation(), access, deny, holder, owner);
+    }
+
+    /**
+     * {@link #reserve(FileHandle, int, int, CacheHolder, Object)} by inode number and generation. A
+     * file's reservations are only those of its generation: an open of a removed file (an SMB open
+     * with FILE_SHARE_DELETE outlives an NFS REMOVE) leaves the next file that gets its inode number
+     * alone. Generation 0 stands for any.
+     */
+    public Reservation reserve(long fileId, long generation, int access, int deny, CacheHolder holder, Object owner)
             throws VfsException {
         check(access, deny);
         synchronized (this) {
-            conflict(fileId, access, deny, holder, null);
-            Reservation r = new Reservation(fileId, holder, owner, access, deny);
+            conflict(fileId, generation, access, deny, holder, null);
+            Reservation r = new Reservation(fileId, generation, holder, owner, access, deny);
             byFile.computeIfAbsent(fileId, k -> new ArrayList<>(2)).add(r);
             count++;
             if (deny != 0) {
@@ -128,10 +147,11 @@ public final class ShareReservations {
     }
 
     /** Throws when a reservation of a holder other than {@code holder} conflicts; guarded by this. */
-    private void conflict(long fileId, int access, int deny, CacheHolder holder, Reservation self)
+    private void conflict(long fileId, long generation, int access, int deny, CacheHolder holder, Reservation self)
             throws VfsException {
         for (Reservation e : byFile.getOrDefault(fileId, List.of())) {
-            if (e != self && e.holder != holder && ((e.deny & access) != 0 || (e.access & deny) != 0)) {
+            if (e != self && e.holder != holder && e.of(generation)
+                    && ((e.deny & access) != 0 || (e.access & deny) != 0)) {
                 throw new VfsException(VfsError.SHARING_VIOLATION, "an " + e.holder.protocol() + " open of the file"
                         + ((e.deny & access) != 0 ? " denies " + names(e.deny & access) : " uses " + names(e.access & deny))
                         + " to others");
@@ -144,13 +164,14 @@ public final class ShareReservations {
      * NFSv3 WRITE or REMOVE, an SMB or NFSv4 operation checking the other protocols): reservations
      * of {@code breaker}, when it is their holder or their owner, are left out.
      */
-    public boolean denies(long fileId, int access, Object breaker) {
+    public boolean denies(long fileId, long generation, int access, Object breaker) {
         if (denying == 0) {
             return false;
         }
         synchronized (this) {
             for (Reservation e : byFile.getOrDefault(fileId, List.of())) {
-                if ((e.deny & access) != 0 && (breaker == null || e.holder != breaker && e.owner != breaker)) {
+                if ((e.deny & access) != 0 && e.of(generation)
+                        && (breaker == null || e.holder != breaker && e.owner != breaker)) {
                     return true;
                 }
             }
@@ -163,13 +184,13 @@ public final class ShareReservations {
      * {@code forWriting}): {@code self} grants no read caching of a file open for writing then, and
      * no write caching of a file open at all (RFC 8881 §10.4.1).
      */
-    public boolean opened(long fileId, CacheHolder self, boolean forWriting) {
+    public boolean opened(long fileId, long generation, CacheHolder self, boolean forWriting) {
         if (count == 0) {
             return false;
         }
         synchronized (this) {
             for (Reservation e : byFile.getOrDefault(fileId, List.of())) {
-                if (e.holder != self && (forWriting ? (e.access & WRITE) != 0 : e.access != 0)) {
+                if (e.holder != self && e.of(generation) && (forWriting ? (e.access & WRITE) != 0 : e.access != 0)) {
                     return true;
                 }
             }

@@ -222,8 +222,8 @@ public final class OpOpen extends Nfs4Op {
         int volumeId = file.handle().volumeId();
         // a read delegation: nobody writes; a write delegation: nobody else has it open
         boolean contended = write
-                ? state.opened(volumeId, fileId, false, client) || states.opened(fileId, c.server().shared(), false)
-                : state.opened(volumeId, fileId, true, null) || states.opened(fileId, c.server().shared(), true);
+                ? state.opened(volumeId, fileId, false, client) || states.opened(file.handle(), c.server().shared(), false)
+                : state.opened(volumeId, fileId, true, null) || states.opened(file.handle(), c.server().shared(), true);
         if (contended) {
             state.delegations().withdraw(d);
             return null;

@@ -497,7 +497,7 @@ public final class Nfs4State {
                 }
                 return mine;
             }
-            var reservation = file.fs().states().shares().reserve(file.handle().fileId(), access, deny, shared, c);
+            var reservation = file.fs().states().shares().reserve(file.handle(), access, deny, shared, c);
             byte[] other = new byte[STATEID_OTHER_SIZE];
             ByteBuffer.wrap(other).putInt(bootId).putLong(nextState++);
             OpenState o = new OpenState(other, c, owner.clone(), file, reservation);
