@@ -142,6 +142,10 @@ final class HandleStore implements AutoCloseable {
     /** How many decoded records are kept (about 100 bytes each). */
     static final int CACHED_RECORDS = 65_536;
     private final Cache<Long, Entry> decoded = CacheBuilder.newBuilder().maximumSize(CACHED_RECORDS).build();
+    /** Changes made to the maps (guarded by this), and how many of them are committed (written under commitLock). */
+    private long changes;
+    private volatile long committed;
+    private final Object commitLock = new Object();
     /** Commits made so far, and how many of them an fsync has covered ({@link #sync}). */
     private final java.util.concurrent.atomic.AtomicLong commits = new java.util.concurrent.atomic.AtomicLong();
     private volatile long synced;
@@ -157,10 +161,12 @@ final class HandleStore implements AutoCloseable {
     static HandleStore open(Path stateDir) throws IOException {
         Files.createDirectories(stateDir);
         try {
+            // pages uncompressed: a commit rewrites a leaf and its parents, and compressing them
+            // was a quarter of a CREATE's CPU; records are small. Compressed pages of a store
+            // written before still read.
             MVStore s = new MVStore.Builder()
                     .fileName(stateDir.resolve("handles.mv.db").toString())
                     .autoCommitDisabled()
-                    .compress()
                     .open();
             return new HandleStore(s);
         } catch (RuntimeException e) {
@@ -169,13 +175,18 @@ final class HandleStore implements AutoCloseable {
     }
 
     /** A value kept under a name, created with {@code init} the first time. */
-    synchronized long meta(String key, long init) {
-        Long v = meta.get(key);
-        if (v == null) {
+    long meta(String key, long init) {
+        long v;
+        synchronized (this) {
+            Long had = meta.get(key);
+            if (had != null) {
+                return had;
+            }
             meta.put(key, init);
-            commit();
-            return init;
+            changed();
+            v = init;
         }
+        commitChanges();
         return v;
     }
 
@@ -186,7 +197,16 @@ final class HandleStore implements AutoCloseable {
      * filesystem gave to this one can carry the same birth time (filesystems stamp it at clock-tick
      * granularity).
      */
-    synchronized Entry created(long ino, long parent, String name, long btime, Long verifier) {
+    Entry created(long ino, long parent, String name, long btime, Long verifier) {
+        Entry e;
+        synchronized (this) {
+            e = createdLocked(ino, parent, name, btime, verifier);
+        }
+        commitChanges();
+        return e;
+    }
+
+    private synchronized Entry createdLocked(long ino, long parent, String name, long btime, Long verifier) {
         Entry e = get(ino);
         boolean sameFile = e != null && e.parent() == parent && e.name().equals(name)
                 && (btime == 0 || e.btimeNanos() == 0 || e.btimeNanos() == btime);
@@ -196,20 +216,25 @@ final class HandleStore implements AutoCloseable {
             e = Entry.fresh(parent, name, btime);
         }
         e = e.withVerifier(verifier);
-        put(ino, e);
+        putLocked(ino, e);
         return e;
     }
 
     /** Applies a change to an existing record atomically; returns the new record, or null if none. */
-    synchronized Entry update(long ino, java.util.function.UnaryOperator<Entry> change) {
-        Entry e = get(ino);
-        if (e == null) {
-            return null;
+    Entry update(long ino, java.util.function.UnaryOperator<Entry> change) {
+        Entry next;
+        synchronized (this) {
+            Entry e = get(ino);
+            if (e == null) {
+                return null;
+            }
+            next = change.apply(e);
+            if (next.equals(e)) {
+                return next;
+            }
+            putLocked(ino, next);
         }
-        Entry next = change.apply(e);
-        if (!next.equals(e)) {
-            put(ino, next);
-        }
+        commitChanges();
         return next;
     }
 
@@ -229,10 +254,15 @@ final class HandleStore implements AutoCloseable {
     }
 
     /** Stores and commits (the reply that hands out the handle follows). */
-    synchronized void put(long ino, Entry e) {
+    void put(long ino, Entry e) {
+        putLocked(ino, e);
+        commitChanges();
+    }
+
+    private synchronized void putLocked(long ino, Entry e) {
         files.put(ino, e.encode());
         decoded.put(ino, e);
-        commit();
+        changed();
     }
 
     /**
@@ -250,30 +280,43 @@ final class HandleStore implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Drops a record. Not committed here but with the next change's commit (or at close): a
+     * record that outlives its file by a crash names a path that is gone, or a file with another
+     * inode number or birth time, and its handles are STALE, as they would be without it.
+     */
     synchronized void remove(long ino) {
         decoded.invalidate(ino);
         boolean changed = files.remove(ino) != null;
         changed |= aliases.remove(ino) != null;
         if (changed) {
-            commit();
+            changed();
         }
     }
 
     /** A further name of a hard-linked file, to fall back on when its recorded name goes away. */
-    synchronized void addAlias(long ino, long parent, String name) {
-        List<Alias> list = aliases(ino);
-        Alias a = new Alias(parent, name);
-        if (!list.contains(a)) {
+    void addAlias(long ino, long parent, String name) {
+        synchronized (this) {
+            List<Alias> list = aliases(ino);
+            Alias a = new Alias(parent, name);
+            if (list.contains(a)) {
+                return;
+            }
             list.add(a);
             putAliases(ino, list);
         }
+        commitChanges();
     }
 
-    synchronized void removeAlias(long ino, long parent, String name) {
-        List<Alias> list = aliases(ino);
-        if (list.remove(new Alias(parent, name))) {
+    void removeAlias(long ino, long parent, String name) {
+        synchronized (this) {
+            List<Alias> list = aliases(ino);
+            if (!list.remove(new Alias(parent, name))) {
+                return;
+            }
             putAliases(ino, list);
         }
+        commitChanges();
     }
 
     synchronized List<Alias> aliases(long ino) {
@@ -301,16 +344,48 @@ final class HandleStore implements AutoCloseable {
             }
             aliases.put(ino, b.toString());
         }
-        commit();
+        changed();
     }
 
     record Alias(long parent, String name) {
     }
 
-    /** Writes the changes made since the last commit to the store's file (in the page cache). */
-    private void commit() {
-        store.commit();
-        commits.incrementAndGet();
+    /** A change was made to the maps; guarded by this. {@link #commitChanges} writes it. */
+    private void changed() {
+        changes++;
+    }
+
+    /**
+     * Writes the changes made so far to the store's file (in the page cache, where they survive
+     * the gateway's own crash) before the operation that made them replies. Called without this
+     * object's monitor: one commit takes every change made before it began, so operations that
+     * change records at once share commits (a commit serializes and writes a chunk, most of a
+     * CREATE's or REMOVE's CPU). A caller that holds this object's monitor itself (to make a
+     * lookup and its record one step) commits nothing here, and calls this again once it let go.
+     */
+    void commitChanges() {
+        if (Thread.holdsLock(this)) {
+            return; // the committer would wait for this monitor while this thread waits for the committer
+        }
+        long mine;
+        synchronized (this) {
+            mine = changes;
+        }
+        if (committed >= mine) {
+            return;
+        }
+        synchronized (commitLock) {
+            if (committed >= mine) {
+                return; // another operation's commit took this change along
+            }
+            long upTo;
+            synchronized (this) {
+                upTo = changes; // every change counted here is in the maps already
+            }
+            store.commit();
+            committed = upTo;
+            commits.incrementAndGet();
+        }
     }
 
     /**

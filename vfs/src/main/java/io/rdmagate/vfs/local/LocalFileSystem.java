@@ -1411,6 +1411,7 @@ public final class LocalFileSystem implements VirtualFileSystem {
                 }
             }
         }
+        store.commitChanges(); // what the block changed, now that the store's monitor is free
         return new Node(FileHandle.of(volumeId, st.ino(), e.generation(), st.type()), attrs(st, e));
     }
 
