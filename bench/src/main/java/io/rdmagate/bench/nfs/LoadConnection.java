@@ -22,6 +22,16 @@ interface LoadConnection extends AutoCloseable {
         throw new UnsupportedOperationException("no opens in this protocol");
     }
 
+    /** An NFSv3 CREATE (UNCHECKED, mode 0644) of {@code name} in directory {@code dir}. */
+    default void sendCreate(int xid, byte[] dir, String name) throws IOException {
+        throw new UnsupportedOperationException("no CREATE over this connection");
+    }
+
+    /** An NFSv3 REMOVE of {@code name} in directory {@code dir}. */
+    default void sendRemove(int xid, byte[] dir, String name) throws IOException {
+        throw new UnsupportedOperationException("no REMOVE over this connection");
+    }
+
     /** Sends what the calls above buffered. */
     void flush() throws IOException;
 

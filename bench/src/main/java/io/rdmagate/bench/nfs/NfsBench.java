@@ -149,6 +149,9 @@ public final class NfsBench {
                     for (int i = 0; i < servers.size(); i++) {
                         long sentAgain = GssLoadConnection.RETRANSMITTED.get();
                         Map<String, Figure> round = bench.round(servers.get(i), d, files);
+                        if (d == TCP) {
+                            round.putAll(bench.namespace(servers.get(i)));
+                        }
                         sentAgain = GssLoadConnection.RETRANSMITTED.get() - sentAgain;
                         retransmitted.merge(servers.get(i).name() + suffix, sentAgain, Long::sum);
                         System.out.printf(Locale.ROOT, "round %d %s%s: %s%n", r + 1, servers.get(i).name(), suffix, round);
@@ -223,6 +226,39 @@ public final class NfsBench {
             out.put("OPEN+CLOSE pairs/s (QD 16)", rate(server, dialer, 0, (c, xid, i) -> c.sendOpenClose(xid, files[0])));
         }
         return out;
+    }
+
+    /**
+     * NFSv3 namespace changes over TCP: {@link #NAMESPACE_CALLS} CREATEs of new files in the
+     * export's root, then their REMOVEs. Each reply waits for the change to be stable where the
+     * server promises that (rdmagate's {@code sync} export, the default; knfsd's {@code sync}).
+     */
+    Map<String, Figure> namespace(ServerProcess server) throws Exception {
+        Map<String, Figure> out = new LinkedHashMap<>();
+        byte[] dir = Nfs3Client.mount(server.mount(), server.mountPath(), ROOT);
+        String prefix = server.name() + "-new-";
+        out.put("CREATE files/s (QD 16)", count(server, TCP, NAMESPACE_CALLS,
+                (c, xid, i) -> c.sendCreate(xid, dir, prefix + i)));
+        out.put("REMOVE files/s (QD 16)", count(server, TCP, NAMESPACE_CALLS,
+                (c, xid, i) -> c.sendRemove(xid, dir, prefix + i)));
+        return out;
+    }
+
+    /** Files made and removed per round by the namespace figures. */
+    private static final long NAMESPACE_CALLS = 4000;
+
+    /** Calls per second of exactly {@code calls} calls on one connection at {@link #QUEUE_DEPTH}. */
+    private Figure count(ServerProcess server, Dialer dialer, long calls, Pipeline.CallSource source) throws Exception {
+        try (LoadConnection c = dialer.open(server, QUEUE_DEPTH)) {
+            double cpu0 = server.cpuSeconds();
+            long t0 = System.nanoTime();
+            long n = Pipeline.run(c, QUEUE_DEPTH, calls, Long.MAX_VALUE, 0, source);
+            long t1 = System.nanoTime();
+            if (n != calls) {
+                throw new IOException(server.name() + ": " + n + " of " + calls + " calls completed");
+            }
+            return new Figure(n / ((t1 - t0) / 1e9), server.cpuSeconds() - cpu0, n);
+        }
     }
 
     private double mbps(long nanos) {

@@ -64,6 +64,28 @@ final class NfsCalls {
         b.putLong(0).putInt(0);
     }
 
+    /** CREATE3args (RFC 1813 §3.3.8): diropargs3, then UNCHECKED with mode 0644 and nothing else set. */
+    static void create(ByteBuffer b, int xid, byte[] dir, String name) {
+        header(b, xid, Nfs3.CREATE);
+        dirop(b, dir, name);
+        b.putInt(0); // createmode3 UNCHECKED
+        b.putInt(1).putInt(0644); // sattr3: set_mode
+        b.putInt(0).putInt(0).putInt(0); // uid, gid, size: not set
+        b.putInt(0).putInt(0); // atime, mtime: DONT_CHANGE
+    }
+
+    /** REMOVE3args (RFC 1813 §3.3.12): diropargs3. */
+    static void remove(ByteBuffer b, int xid, byte[] dir, String name) {
+        header(b, xid, Nfs3.REMOVE);
+        dirop(b, dir, name);
+    }
+
+    private static void dirop(ByteBuffer b, byte[] dir, String name) {
+        handle(b, dir);
+        byte[] n = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        b.putInt(n.length).put(n).put(new byte[pad(n.length) - n.length]);
+    }
+
     /** Where the results of an accepted reply start (after its verifier), its accept_stat checked. */
     static int results(ByteBuffer r, int length) throws IOException {
         int xid = r.getInt(0);

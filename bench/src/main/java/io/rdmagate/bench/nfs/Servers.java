@@ -48,13 +48,16 @@ final class Servers {
                   - name: bench
                     path: %s
                     nfsPath: /bench
+                    # RDMAGATE_BENCH_SYNC=false measures what the default sync costs
+                    sync: %s
                     # insecure: the bench's clients call from unreserved ports
                     clients: [{match: "*", rootSquash: false, secure: false%s}]
                 transports:
                   nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d, versions: ["3", "4.1"]}
                   rpcbind: {mode: off}
                   smb: {enabled: false}
-                """.formatted(dir.resolve("state"), export, kerberos == null ? "" : ", sec: [sys, krb5, krb5i, krb5p]",
+                """.formatted(dir.resolve("state"), export,
+                !"false".equals(System.getenv("RDMAGATE_BENCH_SYNC")), kerberos == null ? "" : ", sec: [sys, krb5, krb5i, krb5p]",
                 nfs, mount, rdma, freePort(), freePort())
                 + (kerberos == null ? "" : """
                 security:

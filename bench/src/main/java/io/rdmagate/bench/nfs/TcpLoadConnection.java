@@ -42,6 +42,18 @@ final class TcpLoadConnection implements LoadConnection {
     }
 
     @Override
+    public void sendCreate(int xid, byte[] dir, String name) throws IOException {
+        NfsCalls.create(call, xid, dir, name);
+        stream.send(call, null, 0);
+    }
+
+    @Override
+    public void sendRemove(int xid, byte[] dir, String name) throws IOException {
+        NfsCalls.remove(call, xid, dir, name);
+        stream.send(call, null, 0);
+    }
+
+    @Override
     public void flush() throws IOException {
         stream.flush();
     }
