@@ -50,6 +50,7 @@ class Nfs4DelegationTest {
     private static final int OP_CB_RECALL_ANY = 8;
 
     private NfsFixture fx;
+    private InMemoryFileSystem fs;
     private final List<AutoCloseable> closing = new ArrayList<>();
     private byte[] root;
 
@@ -69,7 +70,8 @@ class Nfs4DelegationTest {
 
     @BeforeEach
     void start() throws Exception {
-        fx = new NfsFixture(List.of(NfsFixture.export(0, "data", InMemoryFileSystem.create(12, ExportOptions.DEFAULT),
+        fs = InMemoryFileSystem.create(12, ExportOptions.DEFAULT);
+        fx = new NfsFixture(List.of(NfsFixture.export(0, "data", fs,
                 NfsFixture.rule("127.0.0.0/8", Access.RW, false, false))), h -> null, new SimpleMeterRegistry(),
                 Nfs4Server.Options.DEFAULT);
         root = Nfs3Client.mount(fx.mount(), "/data", NfsFixture.ROOT);
@@ -302,6 +304,42 @@ class Nfs4DelegationTest {
         assertEquals(0, d.held());
         assertEquals(OPEN_DELEGATE_NONE, open(a, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "again")
                 .delegation(), "a file recalled a moment ago is not delegated again at once");
+    }
+
+    /**
+     * Another protocol writes a file that has the delegated file's inode number but another
+     * generation (an earlier file of that number, removed while open elsewhere): the delegation is
+     * not recalled for it. A write of the delegated file itself recalls it.
+     */
+    @Test
+    void aWriteToAnEarlierFileWithTheSameInodeNumberRecallsNothing() throws Exception {
+        file("reused", "old");
+        BlockingQueue<Recalled> recalls = new LinkedBlockingQueue<>();
+        Nfs4TestClient a = holder("deleg-gen", NFS4_OK, recalls);
+        Opened o = open(a, "reused", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "reader");
+        assertEquals(OPEN_DELEGATE_READ, o.delegation());
+        io.rdmagate.vfs.FileHandle now = fs.lookup(io.rdmagate.vfs.Caller.ROOT, fs.root(), "reused").handle();
+        io.rdmagate.vfs.FileHandle earlier = io.rdmagate.vfs.FileHandle.of(now.volumeId(), now.fileId(),
+                now.generation() + 1, now.type());
+        var states = fs.states();
+        var d = fx.server.nfs4().state().delegations();
+        elsewhere(() -> {
+            states.end(states.begin(earlier, io.rdmagate.vfs.state.Conflict.WRITE, null));
+            return null;
+        }).get(10, TimeUnit.SECONDS);
+        assertEquals(0, d.recalls(), "no recall for another file");
+        assertEquals(1, d.held());
+
+        CompletableFuture<Object> write = elsewhere(() -> {
+            states.end(states.begin(now, io.rdmagate.vfs.state.Conflict.WRITE, null));
+            return null;
+        });
+        Recalled r = recalls.poll(10, TimeUnit.SECONDS);
+        assertNotNull(r, "a write of the delegated file recalls it");
+        assertArrayEquals(o.delegationOther(), r.other());
+        assertEquals(NFS4_OK, delegReturn(a, o.fh(), o.delegationOther()));
+        write.get(10, TimeUnit.SECONDS);
+        assertEquals(1, d.recalls());
     }
 
     @Test

@@ -262,7 +262,7 @@ class Nfs4Test {
             }
 
             @Override
-            public io.rdmagate.vfs.state.Recall recall(int volumeId, long fileId, io.rdmagate.vfs.state.Conflict conflict,
+            public io.rdmagate.vfs.state.Recall recall(int volumeId, long fileId, long generation, io.rdmagate.vfs.state.Conflict conflict,
                     Object breaker) {
                 return null;
             }

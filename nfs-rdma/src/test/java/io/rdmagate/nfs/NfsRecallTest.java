@@ -45,7 +45,7 @@ class NfsRecallTest {
         }
 
         @Override
-        public synchronized Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
+        public synchronized Recall recall(int volumeId, long fileId, long generation, Conflict conflict, Object breaker) {
             asked.add(conflict + " " + fileId);
             return null;
         }

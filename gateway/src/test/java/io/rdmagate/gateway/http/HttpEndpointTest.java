@@ -127,7 +127,7 @@ class HttpEndpointTest {
                 }
 
                 @Override
-                public io.rdmagate.vfs.state.Recall recall(int volume, long file, io.rdmagate.vfs.state.Conflict c, Object breaker) {
+                public io.rdmagate.vfs.state.Recall recall(int volume, long file, long generation, io.rdmagate.vfs.state.Conflict c, Object breaker) {
                     return null;
                 }
             };

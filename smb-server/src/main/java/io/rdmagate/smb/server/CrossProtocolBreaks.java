@@ -36,14 +36,14 @@ final class CrossProtocolBreaks implements CacheHolder {
     }
 
     @Override
-    public Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
+    public Recall recall(int volumeId, long fileId, long generation, Conflict conflict, Object breaker) {
         Oplocks oplocks = table.oplocks();
         List<Oplocks.Notice> out = new ArrayList<>(2);
         Oplocks.Wait w;
         synchronized (table) {
             FileState f = table.file(volumeId, fileId);
-            if (f == null) {
-                return null;
+            if (f == null || (generation != 0 && f.generation != generation)) {
+                return null; // none open, or only an earlier file that had this inode number
             }
             w = oplocks.breakFor(f, conflict, out);
         }
@@ -57,11 +57,11 @@ final class CrossProtocolBreaks implements CacheHolder {
      * that it makes untrue is recalled, waiting for the returns. Nothing to do, and no cost but a
      * volatile read per holder, while no other protocol holds anything.
      */
-    void othersFirst(io.rdmagate.vfs.VirtualFileSystem fs, long fileId, Conflict conflict)
+    void othersFirst(io.rdmagate.vfs.VirtualFileSystem fs, io.rdmagate.vfs.FileHandle file, Conflict conflict)
             throws io.rdmagate.vfs.VfsException {
         io.rdmagate.vfs.state.FileStates states = fs.states();
         if (states.heldExcept(this)) {
-            states.end(states.begin(fileId, conflict, this));
+            states.end(states.begin(file, conflict, this));
         }
     }
 }

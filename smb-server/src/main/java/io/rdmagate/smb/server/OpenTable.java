@@ -248,10 +248,11 @@ public final class OpenTable {
     private static int allowedCaching(TreeConnect tree, FileHandle handle, boolean asksWrite, CrossProtocolBreaks self) {
         var fs = tree.share().vfs();
         var states = fs.states();
-        if (states.opened(handle, self, true)) { // or another protocol changes it now
+        int used = states.accessOfOthers(handle, self); // READ|WRITE while another protocol changes it now
+        if ((used & io.rdmagate.vfs.state.ShareReservations.WRITE) != 0) {
             return 0;
         }
-        if (states.opened(handle, self, false)) {
+        if (used != 0) {
             return Oplocks.R | Oplocks.H;
         }
         var locks = fs.locks().locks(handle.fileId());

@@ -336,9 +336,9 @@ public final class SmbServer implements AutoCloseable {
      * Before an SMB operation on a file: other protocols' opens that deny it refuse it, and their
      * clients' caching of the file that it conflicts with (NFSv4 delegations) is recalled first.
      */
-    public void othersFirst(io.rdmagate.vfs.VirtualFileSystem fs, long fileId, io.rdmagate.vfs.state.Conflict conflict)
-            throws io.rdmagate.vfs.VfsException {
-        breaks.othersFirst(fs, fileId, conflict);
+    public void othersFirst(io.rdmagate.vfs.VirtualFileSystem fs, io.rdmagate.vfs.FileHandle file,
+            io.rdmagate.vfs.state.Conflict conflict) throws io.rdmagate.vfs.VfsException {
+        breaks.othersFirst(fs, file, conflict);
     }
 
     public OpenTable opens() {

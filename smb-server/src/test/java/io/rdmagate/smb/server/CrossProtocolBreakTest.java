@@ -118,6 +118,46 @@ class CrossProtocolBreakTest {
     }
 
     /**
+     * An NFS client writes through a handle of an earlier file that had the same inode number (the
+     * filesystem reuses the number once a file is removed; the handle's generation tells them
+     * apart): the SMB client's lease on the file it has open now is not broken for it. A write
+     * through the file's own handle is.
+     */
+    @Test
+    void aWriteToAnEarlierFileWithTheSameInodeNumberBreaksNoLease() throws Exception {
+        FileStates states = server.vfs.states();
+        try (RawSmbClient a = client()) {
+            assertEquals(R | W | H, RawSmbClient.leaseState(open(a, "reused.dat", key(20), R | W | H, SHARE_ALL)));
+            io.rdmagate.vfs.FileHandle now = server.vfs.lookup(Caller.ROOT, server.vfs.root(), "reused.dat").handle();
+            io.rdmagate.vfs.FileHandle earlier = io.rdmagate.vfs.FileHandle.of(now.volumeId(), now.fileId(),
+                    now.generation() + 1, now.type());
+            long before = states.recalls(Conflict.WRITE);
+            CompletableFuture.runAsync(() -> {
+                try {
+                    states.end(states.begin(earlier, Conflict.WRITE, null));
+                } catch (VfsException e) {
+                    throw new IllegalStateException(e);
+                }
+            }).get(5, TimeUnit.SECONDS);
+            assertEquals(before, states.recalls(Conflict.WRITE), "nothing was recalled for another file");
+
+            CompletableFuture<Void> write = CompletableFuture.runAsync(() -> {
+                try {
+                    states.end(states.begin(now, Conflict.WRITE, null));
+                } catch (VfsException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            ByteBuffer n = a.nextBreak(5000);
+            assertNotNull(n, "a write to the open file breaks its lease");
+            assertEquals(R | W | H, n.getInt(88), "the first break is this one: the lease was whole until now");
+            assertEquals(NtStatus.SUCCESS, Smb2Header.status(a.leaseAck(key(20), 0)));
+            write.get(5, TimeUnit.SECONDS);
+            assertEquals(before + 1, states.recalls(Conflict.WRITE));
+        }
+    }
+
+    /**
      * A program on the host appends to a file an SMB client caches: the lease is broken (read
      * caching too), so the client reads the new data; the client's own SMB write before it broke
      * nothing, as the count of foreign changes shows (events arrive in order).
@@ -263,7 +303,7 @@ class CrossProtocolBreakTest {
         }
 
         @Override
-        public io.rdmagate.vfs.state.Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
+        public io.rdmagate.vfs.state.Recall recall(int volumeId, long fileId, long generation, Conflict conflict, Object breaker) {
             asked.add(conflict + (breaker == null ? " by nobody" : " by smb"));
             if (fileId != delegated || conflict == Conflict.READ || returned.isDone()) {
                 return null;

@@ -26,6 +26,10 @@ public interface CacheHolder {
      * untrue, and returns a break to wait for, or null when nothing held needs an acknowledgment
      * (breaks that need none are sent before this returns). Called again after the returned break
      * resolves, until it returns null. {@code breaker} is the state that asks, or null.
+     *
+     * <p>The file is its inode number and {@code generation}: what clients hold of an earlier file
+     * that had the same inode number (removed while open or cached) is left alone. A generation of 0
+     * means any file with that inode number, for callers that know only the number.
      */
-    Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker);
+    Recall recall(int volumeId, long fileId, long generation, Conflict conflict, Object breaker);
 }

@@ -131,11 +131,12 @@ public final class FileStates {
         }
     }
 
+    /** A foreign change names the watched inode: whatever is held under its number is recalled. */
     private void foreignChange(long fileId, Conflict conflict) {
         foreignRecalls[conflict.ordinal()].increment();
         for (CacheHolder h : holders) {
             if (h.holdsAnything()) {
-                h.recall(volumeId, fileId, conflict, null); // the change is done: breaks go out, nobody waits
+                h.recall(volumeId, fileId, 0, conflict, null); // the change is done: breaks go out, nobody waits
             }
         }
     }
@@ -174,8 +175,8 @@ public final class FileStates {
     }
 
     /**
-     * {@link #begin(long, Conflict, Object)} of a file by its handle: opens of an earlier file that
-     * had its inode number (removed while open) do not count.
+     * {@link #begin(long, Conflict, Object)} of a file by its handle: opens and caching of an earlier
+     * file that had its inode number (removed while open) neither refuse it nor are recalled.
      */
     public int begin(FileHandle file, Conflict conflict, Object breaker) throws VfsException {
         return begin(file.fileId(), file.generation(), conflict, breaker);
@@ -198,7 +199,7 @@ public final class FileStates {
             }
             for (CacheHolder h : holders) {
                 if (h != breaker && h.holdsAnything()) {
-                    settle(h, fileId, conflict, breaker);
+                    settle(h, fileId, generation, conflict, breaker);
                 }
             }
             ok = true;
@@ -239,7 +240,20 @@ public final class FileStates {
      * read caching of a file open for writing then, and no write caching of a file open at all.
      */
     public boolean opened(FileHandle file, CacheHolder self, boolean forWriting) {
-        return changing(file.fileId()) || shares.opened(file.fileId(), file.generation(), self, forWriting);
+        int used = accessOfOthers(file, self);
+        return forWriting ? (used & ShareReservations.WRITE) != 0 : used != 0;
+    }
+
+    /**
+     * {@link #opened} for both questions at once: the {@link ShareReservations} access bits that
+     * holders other than {@code self} use on the file, READ|WRITE while an operation that changes it
+     * may be in progress, 0 when the file is free of both.
+     */
+    public int accessOfOthers(FileHandle file, CacheHolder self) {
+        if (changing(file.fileId())) {
+            return ShareReservations.READ | ShareReservations.WRITE;
+        }
+        return shares.accessOfOthers(file.fileId(), file.generation(), self);
     }
 
     /** The opens of every protocol with their share modes: where an open is granted or refused across protocols. */
@@ -263,9 +277,10 @@ public final class FileStates {
         return (int) ((fileId * 0x9E3779B97F4A7C15L) >>> (64 - STRIPE_BITS));
     }
 
-    private void settle(CacheHolder h, long fileId, Conflict conflict, Object breaker) throws VfsException {
+    private void settle(CacheHolder h, long fileId, long generation, Conflict conflict, Object breaker)
+            throws VfsException {
         for (int round = 0; round < MAX_ROUNDS; round++) {
-            Recall r = h.recall(volumeId, fileId, conflict, breaker);
+            Recall r = h.recall(volumeId, fileId, generation, conflict, breaker);
             if (r == null) {
                 return;
             }

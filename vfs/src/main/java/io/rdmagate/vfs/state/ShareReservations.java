@@ -185,17 +185,24 @@ public final class ShareReservations {
      * no write caching of a file open at all (RFC 8881 §10.4.1).
      */
     public boolean opened(long fileId, long generation, CacheHolder self, boolean forWriting) {
+        int used = accessOfOthers(fileId, generation, self);
+        return forWriting ? (used & WRITE) != 0 : used != 0;
+    }
+
+    /** The access bits that reservations of holders other than {@code self} use on the file, together; 0 when none. */
+    public int accessOfOthers(long fileId, long generation, CacheHolder self) {
         if (count == 0) {
-            return false;
+            return 0;
         }
+        int used = 0;
         synchronized (this) {
             for (Reservation e : byFile.getOrDefault(fileId, List.of())) {
-                if (e.holder != self && e.of(generation) && (forWriting ? (e.access & WRITE) != 0 : e.access != 0)) {
-                    return true;
+                if (e.holder != self && e.of(generation)) {
+                    used |= e.access;
                 }
             }
-            return false;
         }
+        return used;
     }
 
     /** Reservations held now, for metrics. */

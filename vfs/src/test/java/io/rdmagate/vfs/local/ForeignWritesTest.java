@@ -51,7 +51,7 @@ class ForeignWritesTest {
         }
 
         @Override
-        public Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
+        public Recall recall(int volumeId, long fileId, long generation, Conflict conflict, Object breaker) {
             recalls.add(fileId + " " + conflict);
             return null;
         }

@@ -32,7 +32,7 @@ class ShareReservationsTest {
         }
 
         @Override
-        public Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
+        public Recall recall(int volumeId, long fileId, long generation, Conflict conflict, Object breaker) {
             return null;
         }
     }

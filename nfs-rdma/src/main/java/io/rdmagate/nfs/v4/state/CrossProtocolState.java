@@ -30,7 +30,8 @@ public final class CrossProtocolState implements CacheHolder {
     }
 
     @Override
-    public Recall recall(int volumeId, long fileId, Conflict conflict, Object breaker) {
-        return state.delegations().recall(volumeId, fileId, conflict, breaker instanceof ClientRecord c ? c : null);
+    public Recall recall(int volumeId, long fileId, long generation, Conflict conflict, Object breaker) {
+        return state.delegations().recall(volumeId, fileId, generation, conflict,
+                breaker instanceof ClientRecord c ? c : null);
     }
 }

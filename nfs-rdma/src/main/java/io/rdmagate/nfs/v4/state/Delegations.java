@@ -312,10 +312,11 @@ public final class Delegations {
     /**
      * Recalls the delegations of the file that {@code conflict} makes untrue (a read, only write
      * delegations; anything else, every one) and that {@code breaker} does not hold itself; null
-     * when there are none. The returned recall resolves when each is returned, or revokes what is left once a
+     * when there are none. A {@code generation} other than 0 leaves alone delegations of an earlier
+     * file that had the same inode number. The returned recall resolves when each is returned, or revokes what is left once a
      * lease has passed since its recall.
      */
-    public Recall recall(int volumeId, long fileId, Conflict conflict, ClientRecord breaker) {
+    public Recall recall(int volumeId, long fileId, long generation, Conflict conflict, ClientRecord breaker) {
         if (held == 0 || (conflict == Conflict.READ && writesHeld == 0)) {
             return null;
         }
@@ -329,7 +330,8 @@ public final class Delegations {
                 return null;
             }
             for (Delegation d : same) {
-                if (d.client == breaker || (conflict == Conflict.READ && !d.writes())) {
+                if (d.client == breaker || (conflict == Conflict.READ && !d.writes())
+                        || (generation != 0 && d.file.handle().generation() != generation)) {
                     continue;
                 }
                 waitFor.add(d);

@@ -411,7 +411,7 @@ public final class Create implements Command {
 
         OpenTable.Admission admit(Ctx c) throws SmbException, VfsException {
             if (!othersAsked && !dir && lookedUp != -1) {
-                c.server.othersFirst(vfs, node.handle().fileId(), conflict()); // NFSv4 deny modes, delegations
+                c.server.othersFirst(vfs, node.handle(), conflict()); // NFSv4 deny modes, delegations
                 othersAsked = true;
             }
             try {
@@ -457,7 +457,7 @@ public final class Create implements Command {
             try {
                 if (othersAsked && conflict() != io.rdmagate.vfs.state.Conflict.READ) {
                     // a delegation granted between the first ask and the admission sees this open from now on
-                    c.server.othersFirst(vfs, node.handle().fileId(), conflict());
+                    c.server.othersFirst(vfs, node.handle(), conflict());
                 }
                 if (truncate) {
                     // MS-FSA 2.1.5.1.2.1: overwrite and supersede give the file the request's attributes and ARCHIVE

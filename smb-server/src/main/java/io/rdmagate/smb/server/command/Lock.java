@@ -66,7 +66,7 @@ public final class Lock implements Command {
             return;
         }
         c.server.oplocks().breakLevelII(o); // MS-FSA 2.1.5.7: a byte-range lock breaks Level II oplocks to none
-        c.server.othersFirst(o.vfs(), fileId, io.rdmagate.vfs.state.Conflict.LOCK); // locks NFSv4 delegations keep local
+        c.server.othersFirst(o.vfs(), o.handle(), io.rdmagate.vfs.state.Conflict.LOCK); // locks NFSv4 delegations keep local
         if (els.size() == 1 && (els.getFirst().flags() & Smb2Lock.FAIL_IMMEDIATELY) == 0) {
             blocking(c, o, lm, fileId, els.getFirst());
             return;
