@@ -47,7 +47,16 @@ check rdmagate-user add_smb_user /tmp/rdmagate.yaml lab labpass || exit 1
 start_rdmagate /tmp/rdmagate.yaml /var/lib/rdmagate 2050 || exit 1
 
 fds() { ls /proc/"$GATEWAY"/fd 2>/dev/null | wc -l; }
-threads() { ls /proc/"$GATEWAY"/task 2>/dev/null | wc -l; }
+# threads: the gateway's live Java threads (HotSpot's java.threads.live: platform threads, the
+# carriers of virtual threads among them; not the JIT's compiler threads, which the VM starts and
+# retires with its load); tasks: every OS thread of the process
+threads() { jcmd "$GATEWAY" PerfCounter.print 2>/dev/null | awk -F= '$1 == "java.threads.live" { print $2 }'; }
+tasks() { ls /proc/"$GATEWAY"/task 2>/dev/null | wc -l; }
+# thread_names FILE: the names of the gateway's Java threads, numbers dropped, counted
+thread_names() {
+    jcmd "$GATEWAY" Thread.print 2>/dev/null | sed -n 's/^"\([^"]*\)".*/\1/p' | sed 's/[0-9][0-9]*/N/g' \
+        | sort | uniq -c > "$1"
+}
 rss_kib() { awk '/^VmRSS/ { print $2 }' /proc/"$GATEWAY"/status 2>/dev/null || echo 0; }
 heap_kib() {                                # the heap a full GC leaves: what the gateway retains
     jcmd "$GATEWAY" GC.run > /dev/null 2>&1
@@ -181,7 +190,7 @@ run_workers() {
         sleep "$SAMPLE"
         gateway_alive_or_stop || { rc=1; break; }
         minute=$(( ($(date +%s) - start) / 60 ))
-        echo "SOAK $minute $(heap_kib) $(rss_kib) $(threads) $(fds)"
+        echo "SOAK $minute $(heap_kib) $(rss_kib) $(threads) $(fds) $(tasks)"
     done
     for i in "${pids[@]}"; do wait "$i"; done
     cat /tmp/worker-*.log
@@ -193,7 +202,7 @@ run_workers() {
 # gateway holds then (pools grown to their working size, the JIT's code) is the baseline
 WARM=${SOAK_WARM:-3}
 mount_all
-echo "SOAK warm-up of $WARM min: minute heap-KiB rss-KiB threads fds"
+echo "SOAK warm-up of $WARM min: minute heap-KiB rss-KiB threads fds tasks"
 run_workers "$WARM"
 warm_rounds=$rounds
 warm_errors=$errors
@@ -201,11 +210,12 @@ unmount_all
 quiet
 base_heap=$(heap_kib); base_fds=$(fds); base_threads=$(threads)
 ls -l /proc/"$GATEWAY"/fd > /job/fds-baseline.txt 2>&1
+thread_names /job/threads-baseline.txt
 metrics /job/metrics-baseline.txt
 echo "SOAK baseline heap-KiB $base_heap threads $base_threads fds $base_fds"
 
 mount_all
-echo "SOAK $MINUTES min, $((WORKERS * ${#names[@]})) workers on ${names[*]}: minute heap-KiB rss-KiB threads fds"
+echo "SOAK $MINUTES min, $((WORKERS * ${#names[@]})) workers on ${names[*]}: minute heap-KiB rss-KiB threads fds tasks"
 run_workers "$MINUTES"
 echo "SOAK rounds $rounds errors $errors (warm-up: rounds $warm_rounds errors $warm_errors)"
 if [ "$((errors + warm_errors))" = 0 ] && [ "$rounds" -gt 0 ]; then
@@ -217,6 +227,7 @@ unmount_all
 quiet
 end_heap=$(heap_kib); end_fds=$(fds); end_threads=$(threads)
 ls -l /proc/"$GATEWAY"/fd > /job/fds-end.txt 2>&1
+thread_names /job/threads-end.txt
 metrics /job/metrics-end.txt
 grep -E '^rdmagate_(smb|nfs)_requests_total' /job/metrics-end.txt | grep -vE 'status="(OK|STATUS_SUCCESS|NFS4_OK|NFS3_OK)"' \
     | sed 's/^/SOAK status /' | head -40
@@ -229,7 +240,8 @@ fi
 [ "$end_fds" -le "$base_fds" ] && result soak/descriptors PASS "$base_fds after the warm-up, $end_fds after the soak" \
     || { result soak/descriptors FAIL "$base_fds after the warm-up, $end_fds after the soak"; rc=1; }
 [ "$end_threads" -le "$base_threads" ] && result soak/threads PASS "$base_threads after the warm-up, $end_threads after the soak" \
-    || { result soak/threads FAIL "$base_threads after the warm-up, $end_threads after the soak"; rc=1; }
+    || { result soak/threads FAIL "$base_threads after the warm-up, $end_threads after the soak"; rc=1
+         diff /job/threads-baseline.txt /job/threads-end.txt | sed 's/^/SOAK thread names /'; }
 kill -TERM $GATEWAY
 wait $GATEWAY
 echo "rdmagate exited $?"

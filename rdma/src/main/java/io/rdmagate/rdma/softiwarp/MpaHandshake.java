@@ -3,6 +3,7 @@ package io.rdmagate.rdma.softiwarp;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -13,8 +14,12 @@ final class MpaHandshake {
     private MpaHandshake() {
     }
 
-    /** Reads one frame; null when it is not a well-formed frame of the expected kind. */
-    static MpaFrame read(SocketChannel ch, boolean expectRequest) throws IOException {
+    /**
+     * Reads one frame; null when it is not a well-formed frame of the expected kind (private data
+     * over {@link MpaFrame#MAX_PRIVATE_DATA} is not read). An end of stream before the frame is
+     * whole is an {@link EOFException}.
+     */
+    static MpaFrame read(ReadableByteChannel ch, boolean expectRequest) throws IOException {
         ByteBuffer header = ByteBuffer.allocateDirect(MpaFrame.HEADER);
         readFully(ch, header);
         header.flip();
@@ -33,7 +38,7 @@ final class MpaHandshake {
         }
     }
 
-    private static void readFully(SocketChannel ch, ByteBuffer b) throws IOException {
+    private static void readFully(ReadableByteChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
             if (ch.read(b) < 0) {
                 throw new EOFException("connection closed during the MPA exchange");

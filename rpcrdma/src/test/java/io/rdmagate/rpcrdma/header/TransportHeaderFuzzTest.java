@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>{@link #fuzzDecoder} is a Jazzer target (JAZZER_FUZZ=1 fuzzes; otherwise it replays its
  * inputs); {@link #mutatedHeadersKeepTheDecodersPromises} runs a fixed-seed mutation campaign
- * over valid headers of every shape in every build.
+ * over valid headers of every shape in every build ({@code -Drdmagate.fuzz.rounds=N} for a long run).
  */
 class TransportHeaderFuzzTest {
     private static final RpcRdmaLimits LIMITS = new RpcRdmaLimits(8, 2, 4, 1 << 20, 2L << 20, 2L << 20, 2L << 20);
@@ -41,7 +41,8 @@ class TransportHeaderFuzzTest {
         Random rnd = new Random(8166_5);
         List<byte[]> seeds = validHeaders();
         int accepted = 0;
-        for (int round = 0; round < 40_000; round++) {
+        int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 40_000);
+        for (int round = 0; round < rounds; round++) {
             byte[] m = seeds.get(rnd.nextInt(seeds.size())).clone();
             int mutations = 1 + rnd.nextInt(3);
             for (int k = 0; k < mutations && m.length > 0; k++) {
@@ -59,7 +60,8 @@ class TransportHeaderFuzzTest {
                 accepted++;
             }
         }
-        assertTrue(accepted > 100, "the campaign also exercised accepted headers (" + accepted + ")");
+        System.out.printf("TransportHeaderFuzzTest: %d mutated headers, %d accepted as calls%n", rounds, accepted);
+        assertTrue(accepted > rounds / 400, "the campaign also exercised accepted headers (" + accepted + ")");
     }
 
     /** Decodes {@code m} as a call and as a reply; true when the call decode accepted it. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.rdmagate.oncrpc.server.RpcDispatcher;
+import io.rdmagate.rdma.softiwarp.MpaRequests;
 import io.rdmagate.rdma.softiwarp.SoftIwarpDevice;
 import io.rdmagate.rpcrdma.header.ConnectPrivateData;
 import java.io.InputStream;
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.Test;
  */
 class MpaHandshakeFuzzTest {
     private static final int ROUNDS = Integer.getInteger("rdmagate.fuzz.rounds", 1500);
-    private static final byte[] KEY = "MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RFC_8797 = new ConnectPrivateData(true, 4096, 4096).encode();
     /** How long a whole frame and the client's close may go unanswered (the handshake deadline is 10 min). */
     private static final Duration ANSWER = Duration.ofSeconds(30);
 
@@ -61,7 +62,7 @@ class MpaHandshakeFuzzTest {
             self[0] = server;
             Random rnd = new Random(0x6581L);
             for (int round = 0; round < ROUNDS; round++) {
-                byte[] frame = mutate(rnd, request(rnd));
+                byte[] frame = MpaRequests.mutate(rnd, MpaRequests.siw(rnd, RFC_8797));
                 try (Socket ch = new Socket(server.localAddress().getAddress(), server.localAddress().getPort())) {
                     ch.setSoLinger(true, 0);
                     ch.setSoTimeout((int) ANSWER.toMillis());
@@ -87,46 +88,46 @@ class MpaHandshakeFuzzTest {
         }
     }
 
-    /** What siw sends: revision 2, enhanced, IRD and ORD, sometimes peer-to-peer with an RTR type, RFC 8797 data. */
-    private static byte[] request(Random rnd) {
-        byte[] rpc = new ConnectPrivateData(true, 4096, 4096).encode();
-        ByteBuffer b = ByteBuffer.allocate(20 + 4 + rpc.length);
-        int flags = 0x10 | (rnd.nextInt(4) == 0 ? 0x40 : 0);
-        b.put(KEY).put((byte) flags).put((byte) 2).putShort((short) (4 + rpc.length));
-        boolean p2p = rnd.nextBoolean();
-        int rtr = new int[] {0x4000, 0x8000}[rnd.nextInt(2)];
-        b.putShort((short) (16 | (p2p ? 0x8000 : 0))).putShort((short) (16 | (p2p ? rtr : 0)));
-        b.put(rpc);
-        return b.array();
-    }
-
-    private static byte[] mutate(Random rnd, byte[] seed) {
-        byte[] b = seed.clone();
-        ByteBuffer m = ByteBuffer.wrap(b);
-        int n = 1 + rnd.nextInt(3);
-        for (int k = 0; k < n; k++) {
-            switch (rnd.nextInt(9)) {
-                case 0 -> b[rnd.nextInt(16)] ^= (byte) (1 << rnd.nextInt(8)); // the key
-                case 1 -> m.put(16, (byte) new int[] {0, 0x10, 0x20, 0x40, 0x50, 0x80, 0x90, 0xf0, 0xff}[rnd.nextInt(9)]);
-                case 2 -> m.put(17, (byte) new int[] {0, 1, 2, 3, 255}[rnd.nextInt(5)]);
-                case 3 -> m.putShort(18, (short) new int[] {0, 1, 3, 4, 11, 12, 13, 512, 513, 0xffff}[rnd.nextInt(10)]);
-                case 4 -> m.putShort(20, (short) (rnd.nextInt(0x10000)));
-                case 5 -> m.putShort(22, (short) (rnd.nextInt(0x10000)));
-                case 6 -> b[24 + rnd.nextInt(8)] = (byte) rnd.nextInt(256); // the RFC 8797 magic, version, sizes
-                case 7 -> {
-                    b = Arrays.copyOf(b, rnd.nextInt(b.length + 1));
-                    m = ByteBuffer.wrap(b);
-                }
-                default -> {
-                    b = Arrays.copyOf(b, b.length + 1 + rnd.nextInt(600)); // private data beyond the header's length
-                    m = ByteBuffer.wrap(b);
-                }
+    /**
+     * The same requests, {@code -Drdmagate.fuzz.rounds} of them times 100 (150,000 in a build), read
+     * in memory as the listener reads a connection's first bytes, then their RFC 8797 private data
+     * as the server reads it: a cut frame is a close, a frame the listener does not take is a
+     * reject, and a request it takes keeps every promise the server relies on (IRD and ORD within
+     * 14 bits, private data within 512 bytes and equal to the bytes sent, revision 2 for IRD/ORD
+     * and RTR bits, inline sizes within RFC 8797's range); nothing throws.
+     */
+    @Test
+    void mutatedMpaRequestsReadInMemoryKeepTheListenersPromises() throws Exception {
+        long rounds = 100L * ROUNDS;
+        Random rnd = new Random(0x5044L);
+        Map<String, Long> outcomes = new TreeMap<>();
+        long t0 = System.nanoTime();
+        for (long round = 0; round < rounds; round++) {
+            byte[] frame = MpaRequests.mutate(rnd, MpaRequests.siw(rnd, RFC_8797));
+            MpaRequests.Read r = MpaRequests.read(frame);
+            String outcome = r.outcome();
+            if (outcome.equals("request")) {
+                byte[] pd = r.privateData();
+                int declared = Short.toUnsignedInt(ByteBuffer.wrap(frame).getShort(18));
+                boolean enhanced = r.revision() >= 2 && (frame[16] & 0x10) != 0;
+                assertTrue(declared <= 512 && frame.length >= 20 + declared, "a whole frame within the limit");
+                assertTrue(Arrays.equals(pd, 0, pd.length, frame, 20 + (enhanced ? 4 : 0), 20 + declared),
+                        "the private data is the bytes sent");
+                assertTrue(r.ird() <= 0x3fff && r.ord() <= 0x3fff, "IRD and ORD within 14 bits");
+                assertTrue(enhanced || (r.ird() == 0 && r.ord() == 0 && !r.peerToPeer() && r.rtrBits() == 0),
+                        "IRD, ORD and RTR only from an enhanced revision 2 frame");
+                ConnectPrivateData peer = ConnectPrivateData.decode(pd);
+                assertTrue(peer.sendSize() >= 1024 && peer.sendSize() <= 256 << 10
+                        && peer.receiveSize() >= 1024 && peer.receiveSize() <= 256 << 10, "inline sizes in range");
+                outcome = peer == ConnectPrivateData.NONE ? "request without RFC 8797 data" : "request with RFC 8797 data";
             }
-            if (b.length < 32) {
-                break; // cut short: nothing left to mutate in place
-            }
+            outcomes.merge(outcome, 1L, Long::sum);
         }
-        return b;
+        System.out.printf("MpaHandshakeFuzzTest: %d mutated MPA Requests read in memory in %.1f s, outcomes %s%n",
+                rounds, (System.nanoTime() - t0) / 1e9, outcomes);
+        for (String o : new String[] {"closed", "rejected", "request with RFC 8797 data", "request without RFC 8797 data"}) {
+            assertTrue(outcomes.getOrDefault(o, 0L) > rounds / 100, "every outcome is exercised: " + outcomes);
+        }
     }
 
     /**
