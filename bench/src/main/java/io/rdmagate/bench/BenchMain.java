@@ -50,6 +50,10 @@ public final class BenchMain {
             io.rdmagate.bench.nfs.NfsBench.main(v41);
             return;
         }
+        if (what.equals("seeds")) {
+            Seeds.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (what.equals("smb")) {
             io.rdmagate.bench.smb.SmbBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;

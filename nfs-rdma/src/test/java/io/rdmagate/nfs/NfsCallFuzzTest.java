@@ -110,7 +110,8 @@ class NfsCallFuzzTest {
     @Test
     void mutatedCallsOfEveryProcedureAreAnswered() {
         Random rnd = new Random(1813);
-        List<byte[]> seeds = validCalls();
+        List<byte[]> seeds = new ArrayList<>(validCalls());
+        seeds.addAll(recordedCalls());
         int[] byStat = new int[8];
         int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 100_000);
         for (int round = 0; round < rounds; round++) {
@@ -125,6 +126,37 @@ class NfsCallFuzzTest {
                 Arrays.toString(byStat));
         assertTrue(byStat[Rpc.SUCCESS] > 1000, "many mutated calls still ran their procedure: " + Arrays.toString(byStat));
         assertTrue(byStat[Rpc.GARBAGE_ARGS] > 100, "and many were refused as garbage: " + Arrays.toString(byStat));
+    }
+
+    /**
+     * The calls libnfs made to a real gateway ({@code bench/run seeds}): each is answered with a
+     * result (its file handles name files of another server, so mostly a STALE or NOENT status),
+     * never GARBAGE_ARGS, so the decoders take every argument a real client sends.
+     */
+    @Test
+    void everyCallLibnfsMadeIsAnswered() throws Exception {
+        List<byte[]> recorded = recordedCalls();
+        assertTrue(recorded.size() >= 20, "the corpus holds MOUNT and NFSv3 calls: " + recorded.size());
+        for (byte[] call : recorded) {
+            assertEquals(Rpc.SUCCESS, answered(call), "call " + Arrays.toString(Arrays.copyOf(call, 24)));
+        }
+    }
+
+    /** The seed corpus recorded from libnfs: whole RPC calls, one per file, in {@code index.txt}'s order. */
+    private static List<byte[]> recordedCalls() {
+        try {
+            java.nio.file.Path dir = java.nio.file.Path.of(NfsCallFuzzTest.class.getResource("/seeds/libnfs/index.txt")
+                    .toURI()).getParent();
+            List<byte[]> out = new ArrayList<>();
+            for (String name : java.nio.file.Files.readAllLines(dir.resolve("index.txt"))) {
+                if (!name.isBlank()) {
+                    out.add(java.nio.file.Files.readAllBytes(dir.resolve(name)));
+                }
+            }
+            return out;
+        } catch (java.io.IOException | java.net.URISyntaxException e) {
+            throw new IllegalStateException("the libnfs seed corpus", e);
+        }
     }
 
     @Test
