@@ -47,20 +47,22 @@ check rdmagate-user add_smb_user /tmp/rdmagate.yaml lab labpass || exit 1
 start_rdmagate /tmp/rdmagate.yaml /var/lib/rdmagate 2050 || exit 1
 
 fds() { ls /proc/"$GATEWAY"/fd 2>/dev/null | wc -l; }
+# jcmd runs interpreted (-J-Xint): under TCG a JIT-compiled jcmd crashes now and then (see
+# LAB_JVM_OPTS in lib.sh), and a reading it loses would look like a change.
 # threads: the gateway's live Java threads (HotSpot's java.threads.live: platform threads, the
 # carriers of virtual threads among them; not the JIT's compiler threads, which the VM starts and
 # retires with its load); tasks: every OS thread of the process
-threads() { jcmd "$GATEWAY" PerfCounter.print 2>/dev/null | awk -F= '$1 == "java.threads.live" { print $2 }'; }
+threads() { jcmd -J-Xint "$GATEWAY" PerfCounter.print 2>/dev/null | awk -F= '$1 == "java.threads.live" { print $2 }'; }
 tasks() { ls /proc/"$GATEWAY"/task 2>/dev/null | wc -l; }
 # thread_names FILE: the names of the gateway's Java threads, numbers dropped, counted
 thread_names() {
-    jcmd "$GATEWAY" Thread.print 2>/dev/null | sed -n 's/^"\([^"]*\)".*/\1/p' | sed 's/[0-9][0-9]*/N/g' \
+    jcmd -J-Xint "$GATEWAY" Thread.print 2>/dev/null | sed -n 's/^"\([^"]*\)".*/\1/p' | sed 's/[0-9][0-9]*/N/g' \
         | sort | uniq -c > "$1"
 }
 rss_kib() { awk '/^VmRSS/ { print $2 }' /proc/"$GATEWAY"/status 2>/dev/null || echo 0; }
 heap_kib() {                                # the heap a full GC leaves: what the gateway retains
-    jcmd "$GATEWAY" GC.run > /dev/null 2>&1
-    jcmd "$GATEWAY" GC.heap_info 2>/dev/null | grep -o 'used [0-9]*K' | head -1 | tr -dc '0-9'
+    jcmd -J-Xint "$GATEWAY" GC.run > /dev/null 2>&1
+    jcmd -J-Xint "$GATEWAY" GC.heap_info 2>/dev/null | grep -o 'used [0-9]*K' | head -1 | tr -dc '0-9'
 }
 
 # metrics FILE: the gateway's /metrics, for the record (what each request was answered)
