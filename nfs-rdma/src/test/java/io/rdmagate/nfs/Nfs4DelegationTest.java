@@ -124,7 +124,7 @@ class Nfs4DelegationTest {
         return c;
     }
 
-    private static Function<byte[], byte[]> callbackService(int cbStatus, BlockingQueue<Recalled> recalls) {
+    static Function<byte[], byte[]> callbackService(int cbStatus, BlockingQueue<Recalled> recalls) {
         return call -> {
             ByteBuf b = Unpooled.wrappedBuffer(call);
             int xid = b.getInt(0);
@@ -192,7 +192,7 @@ class Nfs4DelegationTest {
         return opened(r.next(OP_OPEN, NFS4_OK), r);
     }
 
-    private static Opened opened(XdrDecoder o, Reply r) throws IOException {
+    static Opened opened(XdrDecoder o, Reply r) throws IOException {
         int seqid = Nfs4TestClient.read(o::readInt);
         byte[] other = Nfs4TestClient.read(() -> o.readFixedOpaque(12));
         Nfs4TestClient.skip(o, 20 + 4); // change_info4, rflags
@@ -247,7 +247,7 @@ class Nfs4DelegationTest {
         return r.status;
     }
 
-    private static int delegReturn(Nfs4TestClient c, byte[] fh, byte[] other) throws IOException {
+    static int delegReturn(Nfs4TestClient c, byte[] fh, byte[] other) throws IOException {
         Reply r = c.compound().op(OP_PUTFH, e -> e.writeOpaque(fh)).op(OP_DELEGRETURN, e -> {
             e.writeInt(1).writeFixedOpaque(other);
         }).send();

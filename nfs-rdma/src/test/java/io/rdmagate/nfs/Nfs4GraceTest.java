@@ -1,7 +1,9 @@
 package io.rdmagate.nfs;
 
 import static io.rdmagate.nfs.v4.Nfs4.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmagate.gateway.spi.config.ClientRule.Access;
@@ -22,6 +24,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,6 +105,84 @@ class Nfs4GraceTest {
             assertEquals(NFS4ERR_DENIED, lockHeld.status, "the reclaimed lock holds");
             assertEquals(NFS4ERR_NO_GRACE, back.compound().op(OP_PUTFH, e -> e.writeOpaque(fh))
                     .op(OP_OPEN, e -> open(e, null, CLAIM_PREVIOUS)).send().status);
+        }
+    }
+
+    /**
+     * A client held a read delegation when the server stopped; after the restart it reclaims its
+     * open naming that delegation (CLAIM_PREVIOUS, delegate_type READ, §18.16.1) and gets it back:
+     * it keeps caching, and a write of another protocol recalls the reclaimed delegation on its
+     * back channel, as it recalled the first.
+     */
+    @Test
+    void aDelegationHeldBeforeARestartIsReclaimedWithItsOpen() throws Exception {
+        fs.create(Caller.ROOT, fs.root(), "cached", io.rdmagate.vfs.CreateMode.GUARDED, io.rdmagate.vfs.SetAttributes.NONE, 0);
+        server = start();
+        BlockingQueue<Nfs4DelegationTest.Recalled> recalls = new LinkedBlockingQueue<>();
+        byte[] fh;
+        try (Nfs4TestClient first = withBackChannel("delegated", recalls, true)) {
+            Reply r = first.compound().op(OP_PUTROOTFH).op(OP_LOOKUP, e -> Nfs4TestClient.name(e, "data"))
+                    .op(OP_OPEN, e -> openForReading(e, CLAIM_NULL, "cached")).op(OP_GETFH).send();
+            Nfs4TestClient.skip(r.next(OP_SEQUENCE, NFS4_OK), 16 + 20);
+            r.next(OP_PUTROOTFH, NFS4_OK);
+            r.next(OP_LOOKUP, NFS4_OK);
+            Nfs4DelegationTest.Opened o = Nfs4DelegationTest.opened(r.next(OP_OPEN, NFS4_OK), r);
+            assertEquals(OPEN_DELEGATE_READ, o.delegation(), "a read delegation before the restart");
+            fh = o.fh();
+        }
+        server.close();
+
+        server = start();
+        try (Nfs4TestClient back = withBackChannel("delegated", recalls, false)) {
+            Reply r = back.compound().op(OP_PUTFH, e -> e.writeOpaque(fh))
+                    .op(OP_OPEN, e -> openForReading(e, CLAIM_PREVIOUS, null)).op(OP_GETFH).send();
+            Nfs4TestClient.skip(r.next(OP_SEQUENCE, NFS4_OK), 16 + 20);
+            r.next(OP_PUTFH, NFS4_OK);
+            Nfs4DelegationTest.Opened o = Nfs4DelegationTest.opened(r.next(OP_OPEN, NFS4_OK), r);
+            assertEquals(OPEN_DELEGATE_READ, o.delegation(), "the reclaim gives the delegation back");
+            assertEquals(1, server.nfs4().state().delegations().held());
+            assertEquals(NFS4_OK, back.compound().op(OP_RECLAIM_COMPLETE, e -> e.writeBool(false)).send().status);
+
+            io.rdmagate.vfs.FileHandle file = fs.lookup(Caller.ROOT, fs.root(), "cached").handle();
+            java.util.concurrent.CompletableFuture<Void> write = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    fs.states().end(fs.states().begin(file, io.rdmagate.vfs.state.Conflict.WRITE, null));
+                } catch (io.rdmagate.vfs.VfsException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Nfs4DelegationTest.Recalled recalled = recalls.poll(10, TimeUnit.SECONDS);
+            assertNotNull(recalled, "another protocol's write recalls the reclaimed delegation");
+            assertArrayEquals(o.delegationOther(), recalled.other());
+            assertEquals(NFS4_OK, Nfs4DelegationTest.delegReturn(back, fh, o.delegationOther()));
+            write.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A client of owner {@code owner} whose back channel is up, its CB_RECALLs into {@code recalls}. */
+    private Nfs4TestClient withBackChannel(String owner, BlockingQueue<Nfs4DelegationTest.Recalled> recalls,
+            boolean reclaimComplete) throws Exception {
+        Nfs4TestClient c = Nfs4TestClient.connect(nfs(), NfsFixture.ROOT);
+        c.rpc.serveCalls(Nfs4DelegationTest.callbackService(NFS4_OK, recalls));
+        int up = server.nfs4().state().backChannels(false);
+        Nfs4BackChannelTest.establish(c, owner, CREATE_SESSION4_FLAG_CONN_BACK_CHAN, Nfs4BackChannelTest.AUTH_SYS_CB,
+                reclaimComplete);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (server.nfs4().state().backChannels(false) == up && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertEquals(up + 1, server.nfs4().state().backChannels(false), "the back channel is up");
+        return c;
+    }
+
+    /** OPEN for reading by owner "r": by name, or a reclaim naming the read delegation held before. */
+    private static void openForReading(XdrEncoder e, int claim, String name) {
+        e.writeInt(0).writeInt(OPEN4_SHARE_ACCESS_READ).writeInt(OPEN4_SHARE_DENY_NONE).writeHyper(0)
+                .writeOpaque(new byte[] {'r'}).writeInt(OPEN4_NOCREATE).writeInt(claim);
+        if (claim == CLAIM_NULL) {
+            Nfs4TestClient.name(e, name);
+        } else {
+            e.writeInt(OPEN_DELEGATE_READ);
         }
     }
 

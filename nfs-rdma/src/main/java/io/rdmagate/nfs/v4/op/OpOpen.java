@@ -49,9 +49,12 @@ import io.rdmagate.vfs.state.Conflict;
  * with the verifier kept by the vfs); the attributes given are set and reported in attrset.
  *
  * <p>After a restart, clients of the previous run reclaim their opens with CLAIM_PREVIOUS during the
- * grace period (RFC 8881 §8.4.2); every other OPEN is NFS4ERR_GRACE until it ends. Delegations are
- * not reclaimed (CLAIM_DELEGATE_PREV and CLAIM_DELEG_PREV_FH are NFS4ERR_NOTSUPP): a client of the
- * previous run opens anew.
+ * grace period (RFC 8881 §8.4.2); every other OPEN is NFS4ERR_GRACE until it ends. A reclaim that
+ * names the delegation its client held (delegate_type, §18.16.1) gets that delegation back when it
+ * could be granted now: its client's back channel is up and no other client or protocol uses the
+ * file in conflict (NFSv3 and SMB do not wait for the grace period). Otherwise the reclaim gets the
+ * open alone and the client writes back what it kept under the delegation, as it does for one
+ * recalled. CLAIM_DELEGATE_PREV and CLAIM_DELEG_PREV_FH (a client's own restart) are NFS4ERR_NOTSUPP.
  */
 public final class OpOpen extends Nfs4Op {
     public OpOpen() {
@@ -91,6 +94,7 @@ public final class OpOpen extends Nfs4Op {
         }
         long[] cinfo = new long[2];
         int[] attrset = new int[0];
+        int reclaimDelegation = OPEN_DELEGATE_NONE;
         Target file = switch (claim) {
             case CLAIM_NULL -> {
                 String name = Names4.read(in);
@@ -111,7 +115,11 @@ public final class OpOpen extends Nfs4Op {
             }
             case CLAIM_FH -> c.currentFile(NFS4ERR_ISDIR);
             case CLAIM_PREVIOUS -> {
-                in.readInt(); // the delegation type held before: none was handed out
+                reclaimDelegation = in.readInt(); // the delegation held before the restart
+                if (reclaimDelegation != OPEN_DELEGATE_NONE && reclaimDelegation != OPEN_DELEGATE_READ
+                        && reclaimDelegation != OPEN_DELEGATE_WRITE) {
+                    throw new Nfs4Exception(NFS4ERR_INVAL, "delegate_type " + reclaimDelegation);
+                }
                 c.server().state().mayReclaim(c.session().client(), c.server().now());
                 yield c.currentFile(NFS4ERR_ISDIR);
             }
@@ -159,7 +167,9 @@ public final class OpOpen extends Nfs4Op {
         } finally {
             file.end(use);
         }
-        Delegation d = claim == CLAIM_NULL || claim == CLAIM_FH ? delegate(c, file, access, wants) : null;
+        Delegation d = claim == CLAIM_NULL || claim == CLAIM_FH ? delegate(c, file, access, wants)
+                : reclaimDelegation != OPEN_DELEGATE_NONE && c.session().back().pathUp()
+                        ? grantUncontended(c, file, reclaimDelegation == OPEN_DELEGATE_WRITE) : null;
         XdrEncoder out = c.out();
         o.stateid().write(out);
         new ChangeInfo(claim == CLAIM_NULL ? cinfo[0] : a.changeId(), claim == CLAIM_NULL ? cinfo[1] : a.changeId())
@@ -205,15 +215,23 @@ public final class OpOpen extends Nfs4Op {
      */
     private static Delegation delegate(Compound c, Target file, int access, int wants) throws Nfs4Exception {
         boolean write = (access & OPEN4_SHARE_ACCESS_WRITE) != 0;
-        int type = write ? OPEN_DELEGATE_WRITE : OPEN_DELEGATE_READ;
         if (wants == OPEN4_SHARE_ACCESS_WANT_NO_DELEG || wants == OPEN4_SHARE_ACCESS_WANT_CANCEL
                 || (wants == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG && !write)
                 || (wants == OPEN4_SHARE_ACCESS_WANT_READ_DELEG && write) || !c.session().back().pathUp()) {
             return null;
         }
+        return grantUncontended(c, file, write);
+    }
+
+    /**
+     * A read or write delegation of the file for the session's client, or null when the table
+     * refuses one or the file is contended: for a read delegation, someone writes it; for a write
+     * delegation, someone else has it open.
+     */
+    private static Delegation grantUncontended(Compound c, Target file, boolean write) throws Nfs4Exception {
         var state = c.server().state();
         var client = c.session().client();
-        Delegation d = state.delegations().grant(client, file, type);
+        Delegation d = state.delegations().grant(client, file, write ? OPEN_DELEGATE_WRITE : OPEN_DELEGATE_READ);
         if (d == null) {
             return null;
         }
