@@ -51,8 +51,8 @@ import io.rdmagate.vfs.state.Conflict;
  * <p>After a restart, clients of the previous run reclaim their opens with CLAIM_PREVIOUS during the
  * grace period (RFC 8881 §8.4.2); every other OPEN is NFS4ERR_GRACE until it ends. A reclaim that
  * names the delegation its client held (delegate_type, §18.16.1) gets that delegation back when it
- * could be granted now: its client's back channel is up and no other client or protocol uses the
- * file in conflict (NFSv3 and SMB do not wait for the grace period). Otherwise the reclaim gets the
+ * could be granted now: its session has a back channel not known to be down (its probe may still
+ * be on its way) and no other client or protocol uses the file in conflict (NFSv3 and SMB do not wait for the grace period). Otherwise the reclaim gets the
  * open alone and the client writes back what it kept under the delegation, as it does for one
  * recalled. CLAIM_DELEGATE_PREV and CLAIM_DELEG_PREV_FH (a client's own restart) are NFS4ERR_NOTSUPP.
  */
@@ -168,7 +168,7 @@ public final class OpOpen extends Nfs4Op {
             file.end(use);
         }
         Delegation d = claim == CLAIM_NULL || claim == CLAIM_FH ? delegate(c, file, access, wants)
-                : reclaimDelegation != OPEN_DELEGATE_NONE && c.session().back().pathUp()
+                : reclaimDelegation != OPEN_DELEGATE_NONE && mayCallBack(c)
                         ? grantUncontended(c, file, reclaimDelegation == OPEN_DELEGATE_WRITE) : null;
         XdrEncoder out = c.out();
         o.stateid().write(out);
@@ -221,6 +221,17 @@ public final class OpOpen extends Nfs4Op {
             return null;
         }
         return grantUncontended(c, file, write);
+    }
+
+    /**
+     * Whether a reclaimed delegation can be recalled: the session has a back channel that is not
+     * known to be down. A client reclaims right after CREATE_SESSION, often before it has answered
+     * the probe (CB_NULL) of its new back channel; a path that then fails the probe is reported
+     * by SEQUENCE, and a recall that cannot be sent revokes the delegation after a lease.
+     */
+    private static boolean mayCallBack(Compound c) throws Nfs4Exception {
+        var back = c.session().back();
+        return back.granted() && !back.pathDown();
     }
 
     /**
