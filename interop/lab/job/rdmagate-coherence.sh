@@ -264,10 +264,13 @@ for l in v42-tcp v42-rdma; do echo "made-by-cifs" > $S/v41-deleg-read-$l.txt; do
 # no vers: the client mounts NFSv4.2, which the gateway serves beside NFSv3 and NFSv4.1 by default
 nfs4 v42-tcp "proto=tcp,port=$NFS_PORT" || rc=1
 nfs4 v42-rdma "proto=rdma,port=$RDMA_PORT" || rc=1
-# the common NFS workload (workloads/fs-workload.sh, as against knfsd) over NFSv4.1, both transports
+# the common NFS workload (workloads/fs-workload.sh, as against knfsd) over NFSv4.1, both transports,
+# and over NFSv4.0
 export WORKLOAD_BIG_MIB=${WORKLOAD_BIG_MIB:-64}
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v41-tcp 10.0.2.100:/data "vers=4.1,proto=tcp,port=$NFS_PORT" || rc=1
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v41-rdma 10.0.2.100:/data "vers=4.1,proto=rdma,port=$RDMA_PORT" || rc=1
+# NFSv4.0 (SETCLIENTID, OPEN_CONFIRM, owner seqids; what macOS speaks), with the workload's locks
+timeout 900 /job/workloads/nfs-workload.sh rdmagate-v40-tcp 10.0.2.100:/data "vers=4.0,proto=tcp,port=$NFS_PORT" || rc=1
 
 coherence coherence-tcp "vers=3,proto=tcp,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
 coherence coherence-rdma "vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1

@@ -72,12 +72,15 @@ public final class NfsService implements ProtocolService {
             builder.rdma(rdma, rdmaPort, RpcRdmaOptions.DEFAULT.withMaxConnections(context.config().rdma().maxConnections()));
         }
         var nfsConfig = context.config().transports().nfs();
-        if (nfsConfig.serves41()) {
+        if (nfsConfig.serves4()) {
             var v4 = nfsConfig.v4();
+            int maxMinor = nfsConfig.serves42() ? io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION_2
+                    : nfsConfig.serves41() ? io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION : io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION_0;
+            int minMinor = nfsConfig.serves40() ? io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION_0
+                    : io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION;
             builder.nfs4(new io.rdmagate.nfs.v4.Nfs4Server.Options(v4.leaseTime(), v4.maxClients(), v4.maxSessions(),
                     v4.maxSlots(), v4.maxOperations(), v4.maxCachedReply(), v4.graceTime(), v4.maxDelegations(),
-                    v4.idmapDomain(), nfsConfig.serves42() ? io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION_2
-                            : io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION, v4.maxCopy()),
+                    v4.idmapDomain(), maxMinor, v4.maxCopy(), minMinor),
                     context.config().stateDir().resolve("nfs4").resolve("clients"));
         }
         server = builder

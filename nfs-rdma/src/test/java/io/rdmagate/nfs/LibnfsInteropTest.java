@@ -123,6 +123,56 @@ class LibnfsInteropTest {
     }
 
     /**
+     * libnfs speaks NFSv4.0 (RFC 7530: SETCLIENTID, opens confirmed by OPEN_CONFIRM, no sessions):
+     * with {@code version=4} it walks the pseudo-filesystem to the export, copies files in and out,
+     * and lists them. Debian's libnfs 4.0 fails its own NFSv4 WRITEs of about 3,950 bytes or more
+     * (nfs-cp exits 10 before the WRITE is sent, against any server), so what it writes is smaller;
+     * what it reads is not (it reads the larger files a host process wrote).
+     */
+    @Test
+    void libnfsSpeaksNfs40ToThePseudoFilesystem() throws Exception {
+        assertTrue(installed() || System.getenv("CI") == null, "CI must provide libnfs-utils");
+        assumeTrue(installed(), "libnfs-utils is not installed");
+        Path exportDir = Files.createDirectories(dir.resolve("export"));
+        Path source = Files.createDirectories(dir.resolve("source"));
+        Random rnd = new Random(40);
+        Map<String, byte[]> written = new TreeMap<>();
+        for (int size : new int[] {0, 1, 1000, 3900}) {
+            byte[] b = new byte[size];
+            rnd.nextBytes(b);
+            written.put("small-" + size + ".bin", b);
+            Files.write(source.resolve("small-" + size + ".bin"), b);
+        }
+        byte[] large = new byte[(2 << 20) + 777];
+        rnd.nextBytes(large);
+        Files.write(exportDir.resolve("large.bin"), large);
+        try (NfsFixture fx = new NfsFixture(List.of(NfsFixture.export(0, "data",
+                LocalFileSystem.open(exportDir, dir.resolve("state"), ExportOptions.DEFAULT),
+                NfsFixture.rule("127.0.0.0/8", Access.RW, false, false))), h -> null,
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), io.rdmagate.nfs.v4.Nfs4Server.Options.DEFAULT)) {
+            String query = "?version=4&nfsport=" + fx.nfs().getPort();
+            String base = "nfs://127.0.0.1/data/";
+            for (String f : written.keySet()) {
+                run("nfs-cp", source.resolve(f).toString(), base + f + query);
+            }
+            for (Map.Entry<String, byte[]> f : written.entrySet()) {
+                assertEquals(sha256(f.getValue()), sha256(Files.readAllBytes(exportDir.resolve(f.getKey()))),
+                        f.getKey() + " on the export's disk");
+            }
+            String listing = run("nfs-ls", base + query);
+            for (String f : written.keySet()) {
+                assertTrue(listing.contains(f), listing);
+            }
+            assertTrue(listing.contains("large.bin"), listing);
+            Path back = dir.resolve("large-back.bin");
+            run("nfs-cp", base + "large.bin" + query, back.toString());
+            assertEquals(sha256(large), sha256(Files.readAllBytes(back)), "the large file copied out over NFSv4.0");
+            assertEquals(sha256(written.get("small-3900.bin")), sha256(runBytes("nfs-cat", base + "small-3900.bin" + query)));
+            assertEquals(0, fx.server.nfs4().state().openCount(), "libnfs closed every file it opened");
+        }
+    }
+
+    /**
      * exports(5) secure against a real client: libnfs run as root binds a reserved source port
      * and is served; run as another user it cannot, so it could state any uid, and MOUNT
      * refuses it. That user cannot act as root on an export whose rule does not squash root.

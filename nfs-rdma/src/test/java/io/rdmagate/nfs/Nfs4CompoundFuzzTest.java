@@ -83,25 +83,15 @@ class Nfs4CompoundFuzzTest {
     void mutatedCompoundsOfEveryOperationAreAnswered() {
         byte[] session = establish();
         List<Consumer<XdrEncoder>> seeds = seeds(session);
-        Random rnd = new Random(8881);
-        int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 20_000);
-        int[] outcome = new int[3]; // compound ok, compound error, garbage/not answered
-        for (int round = 0; round < rounds; round++) {
+        campaign("COMPOUNDs", 8881, (round, rnd) -> {
             int seq = SERVER.state().sessionSlotSeqid(session, 0) + 1;
             Consumer<XdrEncoder> ops = seeds.get(rnd.nextInt(seeds.size()));
-            byte[] m = compound(round, e -> {
+            return compound(round, e -> {
                 e.writeInt(OP_SEQUENCE);
                 Nfs4TestClient.sequenceArgs(e, session, seq, 0);
                 ops.accept(e);
             }, 1 + opsIn(ops));
-            m = CallMutator.mutate(m, rnd);
-            int status = answered(m);
-            outcome[status == NFS4_OK ? 0 : status > 0 ? 1 : 2]++;
-        }
-        System.out.printf("Nfs4CompoundFuzzTest: %d mutated COMPOUNDs: %d ok, %d with an operation's error, %d garbage"
-                + " or unanswered; 0 SYSTEM_ERR, 0 NFS4ERR_SERVERFAULT%n", rounds, outcome[0], outcome[1], outcome[2]);
-        assertTrue(outcome[0] > rounds / 20, "many mutated COMPOUNDs still ran: " + Arrays.toString(outcome));
-        assertTrue(outcome[1] > rounds / 20, "and many were refused by an operation: " + Arrays.toString(outcome));
+        });
         int seq = SERVER.state().sessionSlotSeqid(session, 0) + 1;
         assertEquals(NFS4_OK, answered(compound(1, e -> {
             e.writeInt(OP_SEQUENCE);
@@ -122,6 +112,111 @@ class Nfs4CompoundFuzzTest {
             }, 1 + opsIn(ops)));
             assertEquals(NFS4_OK, status, "seed " + seeds(session).indexOf(ops));
         }
+    }
+
+    /**
+     * NFSv4.0 (RFC 7530): mutated COMPOUNDs of its own operations from a confirmed client: RENEW,
+     * SETCLIENTID, an OPEN by a new open-owner, and what follows an OPEN (OPEN_CONFIRM, LOCK of a new
+     * lock-owner, LOCKT, OPEN_DOWNGRADE, CLOSE, RELEASE_LOCKOWNER) on the stateid an unmutated OPEN
+     * of the round's own owner returned, so that unmutated seeds run through.
+     */
+    @Test
+    void mutatedNfs40CompoundsAreAnswered() throws Exception {
+        long clientId = setClientId("fuzz-v40-" + System.nanoTime());
+        byte[] fh = NfsExports.wire(EXPORTS.all().get(0), FS.lookup(Caller.ROOT, FS.root(), "f").handle());
+        campaign("NFSv4.0 COMPOUNDs", 7530, (round, rnd) -> {
+            List<Consumer<XdrEncoder>> seeds = seeds40(clientId, ("v40-owner-" + round).getBytes(StandardCharsets.UTF_8), fh);
+            Consumer<XdrEncoder> ops = seeds.get(rnd.nextInt(seeds.size()));
+            return compound(round, MINOR_VERSION_0, ops, opsIn(ops));
+        });
+        assertEquals(NFS4_OK, answered(compound(1, MINOR_VERSION_0, e -> e.writeInt(OP_RENEW).writeHyper(clientId), 1)),
+                "the client is still served");
+        // mutated rounds left locks on "f" (their CLOSE was mutated away); the valid seeds and the
+        // other tests of this class lock it afresh
+        FS.locks().releaseAll(o -> true);
+        int seeds = seeds40(clientId, new byte[1], fh).size(); // (making the list sends nothing)
+        for (int i = 0; i < seeds; i++) { // each with an owner of its own, as in the rounds
+            Consumer<XdrEncoder> ops = seeds40(clientId, ("v40-valid-" + i).getBytes(StandardCharsets.UTF_8), fh).get(i);
+            assertEquals(NFS4_OK, answered(compound(2, MINOR_VERSION_0, ops, opsIn(ops))), "NFSv4.0 seed " + i);
+        }
+    }
+
+    /**
+     * Sends rdmagate.fuzz.rounds (20,000) calls, each built for its round and then mutated; prints
+     * how they ended, and checks that many ran and many were refused by an operation (none threw:
+     * {@link #answered}).
+     */
+    private static void campaign(String what, long seed, java.util.function.BiFunction<Integer, Random, byte[]> call) {
+        Random rnd = new Random(seed);
+        int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 20_000);
+        int[] outcome = new int[3]; // compound ok, compound error, garbage/not answered
+        for (int round = 0; round < rounds; round++) {
+            int status = answered(CallMutator.mutate(call.apply(round, rnd), rnd));
+            outcome[status == NFS4_OK ? 0 : status > 0 ? 1 : 2]++;
+        }
+        System.out.printf("Nfs4CompoundFuzzTest: %d mutated %s: %d ok, %d with an operation's error, %d garbage"
+                + " or unanswered; 0 SYSTEM_ERR, 0 NFS4ERR_SERVERFAULT%n", rounds, what, outcome[0], outcome[1], outcome[2]);
+        assertTrue(outcome[0] > rounds / 20, "many mutated COMPOUNDs still ran: " + Arrays.toString(outcome));
+        assertTrue(outcome[1] > rounds / 20, "and many were refused by an operation: " + Arrays.toString(outcome));
+    }
+
+    /** SETCLIENTID and SETCLIENTID_CONFIRM: the confirmed clientid. */
+    private static long setClientId(String id) {
+        byte[] x = reply(compound(1, MINOR_VERSION_0, e -> {
+            e.writeInt(OP_SETCLIENTID).writeHyper(1).writeOpaque(id.getBytes(StandardCharsets.UTF_8));
+            e.writeInt(0x40000000).writeString("tcp").writeString("127.0.0.1.3.1").writeInt(1);
+        }, 1));
+        int resok = results(x) + 24;
+        long clientId = ByteBuffer.wrap(x).getLong(resok);
+        byte[] confirm = Arrays.copyOfRange(x, resok + 8, resok + 16);
+        assertEquals(NFS4_OK, answered(compound(2, MINOR_VERSION_0,
+                e -> e.writeInt(OP_SETCLIENTID_CONFIRM).writeHyper(clientId).writeFixedOpaque(confirm), 1)));
+        return clientId;
+    }
+
+    /**
+     * NFSv4.0 seeds of open-owner {@code owner}, new each time. Those after an OPEN send the OPEN
+     * first, unmutated, and take its stateid: its first OPEN was seqid 0, so OPEN_CONFIRM is 1 (the
+     * stateid's seqid becoming 2) and the next request 2.
+     */
+    private static List<Consumer<XdrEncoder>> seeds40(long clientId, byte[] owner, byte[] fh) {
+        byte[] lockOwner = Arrays.copyOf(owner, owner.length + 1);
+        Consumer<XdrEncoder> open = e -> {
+            data(e);
+            e.writeInt(OP_OPEN).writeInt(0).writeInt(OPEN4_SHARE_ACCESS_BOTH).writeInt(0).writeHyper(clientId)
+                    .writeOpaque(owner).writeInt(OPEN4_NOCREATE).writeInt(CLAIM_NULL);
+            Nfs4TestClient.name(e, "f");
+        };
+        java.util.function.Supplier<byte[]> opened = () -> { // the OPEN's stateid other, after its confirmation
+            byte[] r = reply(compound(3, MINOR_VERSION_0, open, 3));
+            byte[] other = Arrays.copyOfRange(r, results(r) + 44, results(r) + 56); // after 3 results' headers, seqid
+            assertEquals(NFS4_OK, answered(compound(4, MINOR_VERSION_0, e -> e.writeInt(OP_PUTFH).writeOpaque(fh)
+                    .writeInt(OP_OPEN_CONFIRM).writeInt(1).writeFixedOpaque(other).writeInt(1), 2)));
+            return other;
+        };
+        return List.of(
+                ops(1, e -> e.writeInt(OP_RENEW).writeHyper(clientId)),
+                ops(1, e -> e.writeInt(OP_SETCLIENTID).writeHyper(2).writeOpaque(owner).writeInt(0x40000000)
+                        .writeString("tcp").writeString("127.0.0.1.3.2").writeInt(2)),
+                ops(3, open),
+                ops(5, e -> {
+                    byte[] other = opened.get();
+                    e.writeInt(OP_PUTFH).writeOpaque(fh);
+                    e.writeInt(OP_LOCK).writeInt(2).writeBool(false).writeHyper(0).writeHyper(10).writeBool(true)
+                            .writeInt(2).writeInt(2).writeFixedOpaque(other).writeInt(0).writeHyper(clientId)
+                            .writeOpaque(lockOwner);
+                    e.writeInt(OP_LOCKT).writeInt(2).writeHyper(0).writeHyper(10).writeHyper(clientId)
+                            .writeOpaque(lockOwner);
+                    e.writeInt(OP_CLOSE).writeInt(3).writeInt(2).writeFixedOpaque(other);
+                    e.writeInt(OP_RELEASE_LOCKOWNER).writeHyper(clientId).writeOpaque(lockOwner);
+                }),
+                ops(3, e -> {
+                    byte[] other = opened.get();
+                    e.writeInt(OP_PUTFH).writeOpaque(fh);
+                    e.writeInt(OP_OPEN_DOWNGRADE).writeInt(2).writeFixedOpaque(other).writeInt(2)
+                            .writeInt(OPEN4_SHARE_ACCESS_READ).writeInt(0);
+                    e.writeInt(OP_CLOSE).writeInt(3).writeInt(3).writeFixedOpaque(other);
+                }));
     }
 
     /** EXCHANGE_ID and CREATE_SESSION; the session's id. */
@@ -311,9 +406,13 @@ class Nfs4CompoundFuzzTest {
     }
 
     private static byte[] compound(int xid, Consumer<XdrEncoder> ops, int count) {
+        return compound(xid, MINOR_VERSION_2, ops, count); // NFSv4.2: every operation of 4.1 and 4.2's
+    }
+
+    private static byte[] compound(int xid, int minor, Consumer<XdrEncoder> ops, int count) {
         byte[] args = Nfs3Client.encode(e -> {
             e.writeOpaque("fuzz".getBytes(StandardCharsets.UTF_8));
-            e.writeInt(MINOR_VERSION_2); // NFSv4.2: every operation of 4.1 and 4.2's
+            e.writeInt(minor);
             e.writeInt(count);
             ops.accept(e);
         });

@@ -649,7 +649,7 @@ class Nfs4Test {
 
     @Test
     void badCompoundsGetTheRfcsErrorsAndTheConnectionKeepsWorking() throws Exception {
-        for (int minor : new int[] {0, 3}) {
+        for (int minor : new int[] {3, -1}) {
             Reply r = c.compound(minor).op(OP_PUTROOTFH).send();
             assertEquals(NFS4ERR_MINOR_VERS_MISMATCH, r.status);
             assertEquals(0, r.count, "no operation ran");

@@ -336,21 +336,21 @@ public final class ConfigParser {
         }
 
         /**
-         * transports.nfs.versions: "3", "4.1" and "4.2", all by default (a client's plain mount
-         * negotiates NFSv4.2); NFSv3 cannot be left out (MOUNT and NLM serve it), and NFSv4.2 builds on
-         * NFSv4.1's sessions and state, so it comes with 4.1.
+         * transports.nfs.versions: "3", "4.0", "4.1" and "4.2", all by default (a Linux client's plain
+         * mount negotiates NFSv4.2, macOS speaks NFSv4.0); NFSv3 cannot be left out (MOUNT and NLM serve
+         * it), and NFSv4.2 builds on NFSv4.1's sessions and state, so it comes with 4.1.
          */
         private static java.util.Set<String> nfsVersions(YamlMap nfs) throws ConfigException {
             int line = nfs.lineOf("versions");
             java.util.Set<String> out = new java.util.LinkedHashSet<>();
             List<Node> nodes = nfs.list("versions");
             if (nodes.isEmpty()) {
-                return java.util.Set.of("3", "4.1", "4.2");
+                return java.util.Set.of("3", "4.0", "4.1", "4.2");
             }
             for (Node n : nodes) {
                 String v = nfs.scalar(n, "versions");
-                if (!v.equals("3") && !v.equals("4.1") && !v.equals("4.2")) {
-                    throw nfs.error(line, "transports.nfs.versions may hold 3, 4.1 and 4.2, found '" + v + "'");
+                if (!v.equals("3") && !v.equals("4.0") && !v.equals("4.1") && !v.equals("4.2")) {
+                    throw nfs.error(line, "transports.nfs.versions may hold 3, 4.0, 4.1 and 4.2, found '" + v + "'");
                 }
                 out.add(v);
             }

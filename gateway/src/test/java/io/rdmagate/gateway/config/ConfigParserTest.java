@@ -178,13 +178,19 @@ class ConfigParserTest {
     }
 
     @Test
-    void nfsVersionsDefaultToNfs3AndNfs41AndNfs42AndNfs3AloneCanBeAskedFor() throws Exception {
+    void nfsVersionsDefaultToNfs3AndEveryNfs4MinorVersionAndNfs3AloneCanBeAskedFor() throws Exception {
         var dflt = ConfigParser.parse("min.yaml", MINIMAL).transports().nfs();
-        assertEquals(java.util.Set.of("3", "4.1", "4.2"), dflt.versions());
+        assertEquals(java.util.Set.of("3", "4.0", "4.1", "4.2"), dflt.versions());
         assertTrue(dflt.serves41() && dflt.serves42(), "a plain mount negotiates NFSv4.2");
+        assertTrue(dflt.serves40(), "macOS mounts NFSv4.0");
+        var v40 = ConfigParser.parse("v40.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.0]\n")
+                .transports().nfs();
+        assertTrue(v40.serves40() && v40.serves4());
+        assertFalse(v40.serves41(), "NFSv4.0 alone");
         assertEquals(64L << 20, dflt.v4().maxCopy());
         var plain = ConfigParser.parse("v3.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3]\n").transports().nfs();
         assertFalse(plain.serves41());
+        assertFalse(plain.serves4());
         var both = ConfigParser.parse("v4.yaml", MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.1]\n"
                 + "    v4: {leaseTime: 30s, maxSlots: 16, maxDelegations: 0, idmapDomain: example.org}\n")
                 .transports().nfs();
@@ -196,7 +202,7 @@ class ConfigParserTest {
         assertEquals("example.org", both.v4().idmapDomain());
         assertEquals("", dflt.v4().idmapDomain(), "owners are numbers unless a domain is given");
         assertEquals(64, both.v4().maxOperations(), "a limit left out keeps its default");
-        assertError(MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.0]\n", 8, "may hold 3, 4.1 and 4.2, found '4.0'");
+        assertError(MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.3]\n", 8, "may hold 3, 4.0, 4.1 and 4.2, found '4.3'");
         assertError(MINIMAL + "transports:\n  nfs:\n    versions: [3, 4.2]\n", 8, "4.2 needs 4.1");
         assertError(MINIMAL + "transports:\n  nfs:\n    v4: {maxCopy: 1}\n", 8, "maxCopy");
         assertEquals(1L << 30, ConfigParser.parse("copy.yaml", MINIMAL + "transports:\n  nfs:\n    v4: {maxCopy: 1GiB}\n")

@@ -52,6 +52,14 @@ public final class Compound {
     private int sequenceStart = -1;
     private int sequenceEnd = -1;
     private int minor;
+    /** Where the running operation's status is. */
+    private int statusAt;
+    /** NFSv4.0: the client the operations named (a clientid, or a stateid of its). */
+    private io.rdmagate.nfs.v4.state.ClientRecord named;
+    /** NFSv4.0: the owner whose seqid the running operation took, to keep its reply. */
+    private io.rdmagate.nfs.v4.state.StateOwner owner40;
+    /** NFSv4.0: the status of an operation answered from its owner's kept reply. */
+    private int replayed40 = -1;
 
     private Compound(Nfs4Server server, RpcCall call, ConnectionAccounts accounts,
             io.rdmagate.vfs.memory.PayloadCopies copies) {
@@ -77,7 +85,7 @@ public final class Compound {
         out.writeOpaque(tag);
         int countAt = out.position();
         out.writeInt(0);
-        if (minor < MINOR_VERSION || minor > server.options().maxMinorVersion()) {
+        if (minor < server.options().minMinorVersion() || minor > server.options().maxMinorVersion()) {
             return finish(bodyStart, NFS4ERR_MINOR_VERS_MISMATCH, 0, countAt);
         }
         this.minor = minor;
@@ -100,7 +108,7 @@ public final class Compound {
                 }
                 Nfs4Op op = server.operations().get(number, minor);
                 out.writeInt(op.number());
-                int statusAt = out.position();
+                statusAt = out.position();
                 out.writeInt(NFS4_OK);
                 if (op.number() == OP_SEQUENCE && index == 0) {
                     sequenceStart = statusAt;
@@ -119,6 +127,13 @@ public final class Compound {
                     op.failed(this, e, status);
                     LOG.warn("{} #{} of {} failed", op.name(), index, call.connection().peer(), e);
                 }
+                if (replayed40 != -1) {
+                    status = replayed40;
+                    replayed40 = -1;
+                } else if (owner40 != null) {
+                    owner40.end(status, out.copyRange(statusAt, out.position()), current);
+                    owner40 = null;
+                }
                 if (op.number() == OP_SEQUENCE && index == 0) {
                     sequenceEnd = out.position();
                 }
@@ -133,12 +148,18 @@ public final class Compound {
             return finish(bodyStart, status, done, countAt);
         } catch (RuntimeException | Error e) {
             releaseSlot(null, null);
+            if (owner40 != null) {
+                owner40.end(NFS4ERR_SERVERFAULT, new byte[4], null);
+            }
             throw e;
         }
     }
 
     /** SEQUENCE first, or one of the operations that may stand alone, alone (RFC 8881 §2.10.6.2). */
     private void checkPosition(Nfs4Op op) throws Nfs4Exception {
+        if (minor == MINOR_VERSION_0) {
+            return; // NFSv4.0 has no sessions (its SEQUENCE is ILLEGAL)
+        }
         if (index == 0) {
             if (op.number() == OP_SEQUENCE || op.number() == OP_ILLEGAL) {
                 return;
@@ -214,7 +235,7 @@ public final class Compound {
         return out;
     }
 
-    /** The COMPOUND's minor version: 1, or 2 for NFSv4.2's operations and attributes. */
+    /** The COMPOUND's minor version: 0 (NFSv4.0), 1, or 2 for NFSv4.2's operations and attributes. */
     public int minor() {
         return minor;
     }
@@ -284,7 +305,7 @@ public final class Compound {
 
     /** The stateid the last operation produced, for a stateid of seqid 1 and other zeros (§16.2.3.1.2). */
     public Stateid resolveStateid(Stateid s) throws Nfs4Exception {
-        if (!s.isCurrent()) {
+        if (!s.isCurrent() || minor == MINOR_VERSION_0) {
             return s;
         }
         if (currentStateid == null) {
@@ -310,7 +331,74 @@ public final class Compound {
      * delegations and opens its operations do not recall or run into.
      */
     public Object breaker() {
-        return request == null ? null : request.session().client();
+        return request == null ? named : request.session().client();
+    }
+
+    /**
+     * The client the operation acts for: the session's; in NFSv4.0, where COMPOUNDs have no
+     * session, the one an earlier operation named by clientid or stateid (NFS4ERR_BAD_STATEID when
+     * none did).
+     */
+    public io.rdmagate.nfs.v4.state.ClientRecord client() throws Nfs4Exception {
+        if (minor != MINOR_VERSION_0) {
+            return session().client();
+        }
+        if (named == null) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no client named");
+        }
+        return named;
+    }
+
+    /**
+     * The client an operation names by {@code clientId} (an open-owner's, a lock-owner's): the
+     * session's, whatever the argument says (RFC 8881 §18.16.3); in NFSv4.0 the confirmed client of
+     * that id, its lease renewed (NFS4ERR_STALE_CLIENTID when there is none).
+     */
+    public io.rdmagate.nfs.v4.state.ClientRecord client(long clientId) throws Nfs4Exception {
+        if (minor != MINOR_VERSION_0) {
+            return session().client();
+        }
+        named = server.state().confirmedClient(clientId, server.now());
+        return named;
+    }
+
+    /** A stateid of {@code c} was used: in NFSv4.0, {@code c} is the client acting, its lease renewed. */
+    public void named(io.rdmagate.nfs.v4.state.ClientRecord c) {
+        if (minor == MINOR_VERSION_0) {
+            named = c;
+            server.state().renewed(c, server.now());
+        }
+    }
+
+    /** The back channel callbacks go on: the session's; null in NFSv4.0 (no callbacks are made to its clients). */
+    public io.rdmagate.nfs.v4.state.BackChannel back() throws Nfs4Exception {
+        return minor == MINOR_VERSION_0 ? null : session().back();
+    }
+
+    /** The largest reply the client takes: the session's; in NFSv4.0, the server's largest. */
+    public long maxResponse() throws Nfs4Exception {
+        return minor == MINOR_VERSION_0 ? Integer.MAX_VALUE : session().maxResponse();
+    }
+
+    /**
+     * NFSv4.0 (RFC 7530 §9.1.7): the running operation, whose arguments are all read, is request
+     * {@code seqid} of {@code owner}. True: it runs, and its reply is kept for the owner when it
+     * ends. False: it is a retransmission of the owner's last request, answered here with the kept
+     * reply (and the current filehandle after it); the operation does nothing more.
+     */
+    public boolean sequence40(io.rdmagate.nfs.v4.state.StateOwner owner, int seqid) throws Nfs4Exception {
+        if (!owner.begin(seqid, server.now())) {
+            var reply = owner.replay();
+            out.truncate(statusAt);
+            out.writeFixedOpaque(reply.result());
+            if (reply.currentFh() != null) {
+                current = (Fh4) reply.currentFh();
+            }
+            replayed40 = reply.status();
+            return false;
+        }
+        owner40 = owner;
+        return true;
     }
 
     /** What SEQUENCE found: the slot this COMPOUND holds, or a retry to answer from it. */

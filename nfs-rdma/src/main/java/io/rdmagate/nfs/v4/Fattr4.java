@@ -80,12 +80,15 @@ public final class Fattr4 {
     /** Words of a bitmap4 a client may send (attributes up to 255). */
     public static final int MAX_BITMAP_WORDS = 8;
 
-    static final int[] SUPPORTED = bitmap(SUPPORTED_ATTRS, TYPE, FH_EXPIRE_TYPE, CHANGE, SIZE, LINK_SUPPORT,
+    /** NFSv4.0 (RFC 7530 §5) ends at mounted_on_fileid: suppattr_exclcreat is NFSv4.1's. */
+    static final int[] SUPPORTED_40 = bitmap(SUPPORTED_ATTRS, TYPE, FH_EXPIRE_TYPE, CHANGE, SIZE, LINK_SUPPORT,
             SYMLINK_SUPPORT, NAMED_ATTR, FSID, UNIQUE_HANDLES, LEASE_TIME, RDATTR_ERROR, ACL, ACLSUPPORT, CASE_INSENSITIVE,
             CASE_PRESERVING, CHOWN_RESTRICTED, FILEHANDLE, FILEID, FILES_AVAIL, FILES_FREE, FILES_TOTAL, HOMOGENEOUS,
             MAXFILESIZE, MAXLINK, MAXNAME, MAXREAD, MAXWRITE, MODE, NO_TRUNC, NUMLINKS, OWNER, OWNER_GROUP, RAWDEV,
             SPACE_AVAIL, SPACE_FREE, SPACE_TOTAL, SPACE_USED, TIME_ACCESS, TIME_CREATE, TIME_DELTA, TIME_METADATA,
-            TIME_MODIFY, TIME_MODIFY_SET, TIME_ACCESS_SET, MOUNTED_ON_FILEID, SUPPATTR_EXCLCREAT);
+            TIME_MODIFY, TIME_MODIFY_SET, TIME_ACCESS_SET, MOUNTED_ON_FILEID);
+
+    static final int[] SUPPORTED = or(SUPPORTED_40, bitmap(SUPPATTR_EXCLCREAT));
 
     /** NFSv4.2 adds clone_blksize, change_attr_type and xattr_support. */
     static final int[] SUPPORTED_42 = or(SUPPORTED, bitmap(CLONE_BLKSIZE, CHANGE_ATTR_TYPE, XATTR_SUPPORT));
@@ -114,7 +117,8 @@ public final class Fattr4 {
 
     /** The attributes a COMPOUND of {@code minor} may ask for. */
     public static int[] supportedAttrs(int minor) {
-        return minor >= io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION_2 ? SUPPORTED_42 : SUPPORTED;
+        return minor >= io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION_2 ? SUPPORTED_42
+                : minor == io.rdmagate.nfs.v4.Nfs4.MINOR_VERSION_0 ? SUPPORTED_40 : SUPPORTED;
     }
 
     public static int[] bitmap(int... attrs) {

@@ -10,6 +10,8 @@ public final class Nfs4 {
 
     public static final int PROGRAM = 100003;
     public static final int VERSION = 4;
+    /** NFSv4.0 (RFC 7530): client ids by SETCLIENTID, opens ordered by their owners' seqids. */
+    public static final int MINOR_VERSION_0 = 0;
     public static final int MINOR_VERSION = 1;
     /** NFSv4.2: minor version 1 and the operations and attributes of RFC 7862 and RFC 8276. */
     public static final int MINOR_VERSION_2 = 2;
@@ -130,6 +132,7 @@ public final class Nfs4 {
     public static final int NFS4ERR_SHARE_DENIED = 10015;
     public static final int NFS4ERR_WRONGSEC = 10016;
     public static final int NFS4ERR_CLID_INUSE = 10017;
+    public static final int NFS4ERR_RESOURCE = 10018;
     public static final int NFS4ERR_MOVED = 10019;
     public static final int NFS4ERR_NOFILEHANDLE = 10020;
     public static final int NFS4ERR_MINOR_VERS_MISMATCH = 10021;
@@ -269,6 +272,8 @@ public final class Nfs4 {
     public static final int CLAIM_FH = 4;
     public static final int CLAIM_DELEG_CUR_FH = 5;
     public static final int CLAIM_DELEG_PREV_FH = 6;
+    /** RFC 7530 §16.16.5: NFSv4.0's new open-owner confirms its first open with OPEN_CONFIRM. */
+    public static final int OPEN4_RESULT_CONFIRM = 0x00000002;
     public static final int OPEN4_RESULT_LOCKTYPE_POSIX = 0x00000004;
     /** RFC 8881 §18.16.4: the server may send CB_NOTIFY_LOCK for this file's blocking locks. */
     public static final int OPEN4_RESULT_MAY_NOTIFY_LOCK = 0x00000020;

@@ -1,7 +1,7 @@
 package io.rdmagate.nfs.v4;
 
 /** An operation's failure with its nfsstat4 (RFC 8881 §15). */
-public final class Nfs4Exception extends Exception {
+public class Nfs4Exception extends Exception {
     private final int status;
 
     public Nfs4Exception(int status, String message) {

@@ -24,17 +24,26 @@ public final class Nfs4Server implements AutoCloseable {
      * @param grace            after a restart, how long the clients of the previous run may reclaim
      * @param maxDelegations   delegations held at most at once, over every client (0: none are handed out)
      * @param idmapDomain      owners are written "name@idmapDomain" for the ids the host names; empty: numbers
-     * @param maxMinorVersion  the newest minor version served: 1, or 2 for NFSv4.2 as well
+     * @param maxMinorVersion  the newest minor version served: 0, 1, or 2 for NFSv4.2 as well
      * @param maxCopy          bytes one COPY copies at most; a longer copy is answered short and the client
      *                         asks for the rest, so no slot is held for long (RFC 7862 §15.2.3)
+     * @param minMinorVersion  the oldest minor version served: 0 for NFSv4.0 (RFC 7530) as well, or 1
      */
     public record Options(Duration lease, int maxClients, int maxSessions, int maxSlots, int maxOperations,
             int maxCachedReply, Duration grace, int maxDelegations, String idmapDomain, int maxMinorVersion,
-            long maxCopy) {
+            long maxCopy, int minMinorVersion) {
         public static final Options DEFAULT = new Options(Duration.ofSeconds(90), 4096, 4096, 64, 64, 8192,
                 Duration.ofSeconds(90), 65536, "");
 
-        /** Minor versions 1 and 2, and at most 64 MiB copied by one COPY. */
+        /** Minor versions from 0 to {@code maxMinorVersion}. */
+        public Options(Duration lease, int maxClients, int maxSessions, int maxSlots, int maxOperations,
+                int maxCachedReply, Duration grace, int maxDelegations, String idmapDomain, int maxMinorVersion,
+                long maxCopy) {
+            this(lease, maxClients, maxSessions, maxSlots, maxOperations, maxCachedReply, grace, maxDelegations,
+                    idmapDomain, maxMinorVersion, maxCopy, Nfs4.MINOR_VERSION_0);
+        }
+
+        /** Minor versions 0, 1 and 2, and at most 64 MiB copied by one COPY. */
         public Options(Duration lease, int maxClients, int maxSessions, int maxSlots, int maxOperations,
                 int maxCachedReply, Duration grace, int maxDelegations, String idmapDomain) {
             this(lease, maxClients, maxSessions, maxSlots, maxOperations, maxCachedReply, grace, maxDelegations,
@@ -45,16 +54,23 @@ public final class Nfs4Server implements AutoCloseable {
             if (lease.toSeconds() < 10 || lease.toSeconds() > 3600 || maxOperations < 8 || maxOperations > 1024
                     || grace.isNegative() || grace.toSeconds() > 3600 || maxDelegations < 0 || idmapDomain == null
                     || idmapDomain.contains("@") || idmapDomain.isBlank() != idmapDomain.isEmpty()
-                    || maxMinorVersion < Nfs4.MINOR_VERSION || maxMinorVersion > Nfs4.MINOR_VERSION_2 || maxCopy < 4096) {
+                    || maxMinorVersion < Nfs4.MINOR_VERSION_0 || maxMinorVersion > Nfs4.MINOR_VERSION_2 || maxCopy < 4096
+                    || minMinorVersion < Nfs4.MINOR_VERSION_0 || minMinorVersion > maxMinorVersion) {
                 throw new IllegalArgumentException("NFSv4 lease must be 10-3600 s, grace 0-3600 s, maxOperations 8-1024,"
-                        + " maxDelegations not negative, idmapDomain a domain or empty, minor version 1 or 2,"
+                        + " maxDelegations not negative, idmapDomain a domain or empty, minor versions 0 to 2,"
                         + " maxCopy at least 4 KiB");
             }
         }
 
         public Options withMaxMinorVersion(int minor) {
             return new Options(lease, maxClients, maxSessions, maxSlots, maxOperations, maxCachedReply, grace,
-                    maxDelegations, idmapDomain, minor, maxCopy);
+                    maxDelegations, idmapDomain, minor, maxCopy, minMinorVersion);
+        }
+
+        /** The oldest minor version served: 0 for NFSv4.0 clients, 1 to refuse them. */
+        public Options withMinMinorVersion(int minor) {
+            return new Options(lease, maxClients, maxSessions, maxSlots, maxOperations, maxCachedReply, grace,
+                    maxDelegations, idmapDomain, maxMinorVersion, maxCopy, minor);
         }
     }
 

@@ -9,13 +9,23 @@ public record TransportsConfig(Nfs nfs, Rpcbind rpcbind, Smb smb) {
      * NFS over TCP and RDMA, with its side protocols MOUNT, NLM and NSM and the embedded rpcbind.
      *
      * @param address  where they listen; null for every interface
-     * @param versions the NFS versions served on the NFS port and over RDMA: "3", "4.1" and "4.2"
-     * @param v4       the limits of NFSv4.1 and NFSv4.2, when they are served
+     * @param versions the NFS versions served on the NFS port and over RDMA: "3", "4.0", "4.1" and "4.2"
+     * @param v4       the limits of NFSv4, when a minor version of it is served
      */
     public record Nfs(boolean enabled, InetAddress address, Port port, Port rdmaPort, Port mountPort, Port nlmPort,
             Port nsmPort, java.util.Set<String> versions, Nfs4 v4) {
+        /** NFSv4.0 (RFC 7530), on the same state as NFSv4.1's clients. */
+        public boolean serves40() {
+            return versions.contains("4.0");
+        }
+
         public boolean serves41() {
             return versions.contains("4.1");
+        }
+
+        /** Whether any minor version of NFSv4 is served. */
+        public boolean serves4() {
+            return serves40() || serves41();
         }
 
         /** NFSv4.2's operations and attributes beside NFSv4.1's (it builds on 4.1's sessions). */

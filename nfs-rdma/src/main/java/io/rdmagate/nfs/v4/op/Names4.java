@@ -17,7 +17,11 @@ final class Names4 {
 
     /** A name: NFS4ERR_INVAL when empty or not UTF-8, NFS4ERR_BADNAME for "." and ".." or '/' or NUL, NFS4ERR_NAMETOOLONG past 255 bytes. */
     static String read(XdrDecoder in) throws XdrException, Nfs4Exception {
-        byte[] raw = in.readOpaque(NFS4_OPAQUE_LIMIT);
+        return check(in.readOpaque(NFS4_OPAQUE_LIMIT));
+    }
+
+    /** A name read as bytes, checked as {@link #read} does. */
+    static String check(byte[] raw) throws Nfs4Exception {
         if (raw.length == 0) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "empty name");
         }

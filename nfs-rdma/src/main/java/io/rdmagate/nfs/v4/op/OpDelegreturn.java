@@ -25,6 +25,6 @@ public final class OpDelegreturn extends Nfs4Op {
         if (s.isSpecial()) {
             throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "DELEGRETURN of a special stateid");
         }
-        c.server().state().delegations().giveBack(s, c.session().client(), c.currentFile(NFS4ERR_BAD_STATEID));
+        c.server().state().delegations().giveBack(s, c.client(), c.currentFile(NFS4ERR_BAD_STATEID));
     }
 }

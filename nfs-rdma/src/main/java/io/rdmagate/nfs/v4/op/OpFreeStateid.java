@@ -25,7 +25,7 @@ public final class OpFreeStateid extends Nfs4Op {
     public void run(Compound c) throws Nfs4Exception, XdrException {
         Stateid s = c.resolveStateid(Stateid.read(c.in()));
         if (Delegations.isDelegation(s)) {
-            c.server().state().delegations().free(s, c.session().client());
+            c.server().state().delegations().free(s, c.client());
             return;
         }
         LockState l;

@@ -26,7 +26,7 @@ public final class OpGetxattr extends Nfs4Op {
         Target t = c.currentFile(NFS4ERR_NOXATTR);
         t.end(t.begin(Conflict.READ, c.breaker()));
         byte[] value = t.fs().getxattr(c.reader(t), t.handle(), name);
-        if (value.length > c.session().maxResponse() - 1024L) {
+        if (value.length > c.maxResponse() - 1024L) {
             throw new Nfs4Exception(NFS4ERR_REP_TOO_BIG, "a value of " + value.length + " bytes");
         }
         c.out().writeOpaque(value);

@@ -46,7 +46,7 @@ public final class OpListxattrs extends Nfs4Op {
             throw new Nfs4Exception(NFS4ERR_BAD_COOKIE, "cookie " + Long.toUnsignedString(cookie) + " of "
                     + names.size() + " names");
         }
-        long room = Math.min(maxcount, c.session().maxResponse() - 1024L) - OVERHEAD;
+        long room = Math.min(maxcount, c.maxResponse() - 1024L) - OVERHEAD;
         int from = (int) cookie;
         int to = from;
         while (to < names.size()) {

@@ -9,6 +9,7 @@ import io.rdmagate.nfs.v4.Nfs4Op;
 import io.rdmagate.nfs.v4.callback.Callbacks;
 import io.rdmagate.nfs.v4.state.LockState;
 import io.rdmagate.nfs.v4.state.OpenState;
+import io.rdmagate.nfs.v4.state.StateOwner;
 import io.rdmagate.nfs.v4.state.Stateid;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
@@ -28,7 +29,8 @@ import io.rdmagate.vfs.state.Conflict;
  * may hold under a write lease is recalled first. A blocking type (READW_LT, WRITEW_LT) that would
  * wait is answered NFS4ERR_DENIED at once; a client with a back channel is told by CB_NOTIFY_LOCK
  * when the range is free (OPEN said it may be: OPEN4_RESULT_MAY_NOTIFY_LOCK), one without polls. After a restart, clients of the previous run reclaim their locks during the grace period;
- * other LOCKs are NFS4ERR_GRACE until it ends.
+ * other LOCKs are NFS4ERR_GRACE until it ends. NFSv4.0: a new lock-owner's LOCK is ordered by the
+ * open-owner's seqid and starts the lock-owner's at lock_seqid; later ones by the lock-owner's.
  */
 public final class OpLock extends Nfs4Op {
     public OpLock() {
@@ -45,33 +47,46 @@ public final class OpLock extends Nfs4Op {
         boolean newOwner = in.readBool();
         Stateid given;
         byte[] ownerBytes = null;
+        int openSeqid = 0;
+        int lockSeqid;
         if (newOwner) {
-            in.readInt(); // open_seqid
+            openSeqid = in.readInt(); // NFSv4.0 orders by the open-owner's, then the lock-owner's seqids
             given = c.resolveStateid(Stateid.read(in));
-            in.readInt(); // lock_seqid
-            in.readHyper(); // the lock-owner's clientid: the session's is used
+            lockSeqid = in.readInt();
+            in.readHyper(); // the lock-owner's clientid: the open's client
             ownerBytes = in.readOpaque(NFS4_OPAQUE_LIMIT);
         } else {
             given = c.resolveStateid(Stateid.read(in));
-            in.readInt(); // lock_seqid
-        }
-        boolean exclusive = Locks4.exclusive(type);
-        long vfsLength = Locks4.length(offset, length);
-        if (reclaim) {
-            c.server().state().mayReclaim(c.session().client(), c.server().now());
-        } else {
-            c.server().state().notInGrace(c.server().now());
+            lockSeqid = in.readInt();
         }
         Target t = c.currentFile(NFS4ERR_ISDIR);
-        c.reader(t);
         LockState l;
-        if (newOwner) {
-            OpenState open = OpRead.checkOwner(c, given, t);
-            l = c.server().state().lockState(open, ownerBytes);
+        StateOwner newLockOwner = null;
+        if (c.minor() == MINOR_VERSION_0) {
+            if (newOwner) {
+                OpenState open = Seqids40.open(c, given, t, openSeqid);
+                if (open == null) {
+                    return; // a retransmission, answered from the open-owner's last reply
+                }
+                newLockOwner = c.server().state().lockOwner(open.client(), ownerBytes, c.server().now());
+                l = c.server().state().lockState(open, ownerBytes, newLockOwner);
+            } else if ((l = Seqids40.lock(c, given, t, lockSeqid)) == null) {
+                return; // a retransmission, answered from the lock-owner's last reply
+            }
+        } else if (newOwner) {
+            l = c.server().state().lockState(OpRead.checkOwner(c, given, t), ownerBytes);
         } else {
             l = c.server().state().lock(given);
             OpRead.checkOwner(c, l.open().stateid(), t);
         }
+        boolean exclusive = Locks4.exclusive(type);
+        long vfsLength = Locks4.length(offset, length);
+        if (reclaim) {
+            c.server().state().mayReclaim(c.client(), c.server().now());
+        } else {
+            c.server().state().notInGrace(c.server().now());
+        }
+        c.reader(t);
         if (exclusive && (l.open().access() & OPEN4_SHARE_ACCESS_WRITE) == 0) {
             throw new Nfs4Exception(NFS4ERR_OPENMODE, "a write lock needs an open for writing");
         }
@@ -80,12 +95,15 @@ public final class OpLock extends Nfs4Op {
         try {
             t.fs().locks().lock(t.handle().fileId(), request);
         } catch (LockConflictException e) {
-            if (Locks4.blocking(type) && c.session().back().granted()) {
+            if (Locks4.blocking(type) && c.back() != null && c.back().granted()) {
                 notifyWhenFree(c, t, l, request);
             }
             throw e;
         } finally {
             t.end(use);
+        }
+        if (newLockOwner != null) {
+            c.server().state().lockOwnerStarts(newLockOwner, lockSeqid);
         }
         Stateid now = c.server().state().locked(l);
         now.write(c.out());

@@ -32,14 +32,15 @@ public final class OpLockt extends Nfs4Op {
         boolean exclusive = Locks4.exclusive(in.readInt());
         long offset = in.readHyper();
         long length = Locks4.length(offset, in.readHyper());
-        in.readHyper(); // the owner's clientid: the session's is used
+        long clientId = in.readHyper(); // the owner's clientid: NFSv4.1 uses the session's
         byte[] ownerBytes = in.readOpaque(NFS4_OPAQUE_LIMIT);
+        var client = c.client(clientId);
         Target t = c.currentFile(NFS4ERR_ISDIR);
         c.reader(t);
         c.server().state().notInGrace(c.server().now());
         t.end(t.begin(Conflict.LOCK, c.breaker()));
         Optional<ByteRangeLock> holder = t.fs().locks().test(t.handle().fileId(), new ByteRangeLock(
-                LockState.owner(c.session().client().clientId(), ownerBytes), offset, length, exclusive,
+                LockState.owner(client.clientId(), ownerBytes), offset, length, exclusive,
                 LockSemantics.POSIX));
         if (holder.isPresent()) {
             throw new LockConflictException(holder.get());

@@ -27,13 +27,21 @@ public final class OpLocku extends Nfs4Op {
     public void run(Compound c) throws Nfs4Exception, XdrException, VfsException {
         XdrDecoder in = c.in();
         Locks4.exclusive(in.readInt());
-        in.readInt(); // seqid: ordered by the slot in NFSv4.1
+        int seqid = in.readInt(); // NFSv4.0's lock-owner orders its requests by it; NFSv4.1 by the slot
         Stateid s = c.resolveStateid(Stateid.read(in));
         long offset = in.readHyper();
         long length = Locks4.length(offset, in.readHyper());
         Target t = c.currentFile(NFS4ERR_ISDIR);
-        LockState l = c.server().state().lock(s);
-        OpRead.checkOwner(c, l.open().stateid(), t);
+        LockState l;
+        if (c.minor() == MINOR_VERSION_0) {
+            l = Seqids40.lock(c, s, t, seqid);
+            if (l == null) {
+                return; // a retransmission, answered from the owner's last reply
+            }
+        } else {
+            l = c.server().state().lock(s);
+            OpRead.checkOwner(c, l.open().stateid(), t);
+        }
         t.fs().locks().unlock(t.handle().fileId(), l.owner(), offset, length, LockSemantics.POSIX);
         Stateid now = c.server().state().locked(l);
         now.write(c.out());

@@ -12,6 +12,7 @@ import io.rdmagate.nfs.v4.Nfs4Op;
 import io.rdmagate.nfs.v4.state.Delegation;
 import io.rdmagate.nfs.v4.state.OpenState;
 import io.rdmagate.nfs.v4.state.Stateid;
+import io.rdmagate.nfs.v4.state.StateOwner;
 import io.rdmagate.oncrpc.xdr.XdrDecoder;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
 import io.rdmagate.oncrpc.xdr.XdrException;
@@ -55,6 +56,11 @@ import io.rdmagate.vfs.state.Conflict;
  * be on its way) and no other client or protocol uses the file in conflict (NFSv3 and SMB do not wait for the grace period). Otherwise the reclaim gets the
  * open alone and the client writes back what it kept under the delegation, as it does for one
  * recalled. CLAIM_DELEGATE_PREV and CLAIM_DELEG_PREV_FH (a client's own restart) are NFS4ERR_NOTSUPP.
+ *
+ * <p>NFSv4.0 (RFC 7530 §16.16): the open-owner is the confirmed client's that its clientid names,
+ * and its seqid orders the request ({@link Compound#sequence40}); a new owner's first open asks for
+ * OPEN_CONFIRM (OPEN4_RESULT_CONFIRM). NFSv4.0 has CLAIM_NULL, CLAIM_PREVIOUS and the delegation
+ * claims, no delegation wants, and gets no delegation (this server makes no NFSv4.0 callbacks).
  */
 public final class OpOpen extends Nfs4Op {
     public OpOpen() {
@@ -65,13 +71,37 @@ public final class OpOpen extends Nfs4Op {
     private record Create(CreateMode mode, Fattr4.Settable attrs, long verifier) {
     }
 
+    /**
+     * open_claim4, read whole before anything is done: an NFSv4.0 retransmission is answered from
+     * its owner's kept reply, past its arguments. The name stays bytes until it is used.
+     */
+    private record Claim(int type, byte[] name, Stateid delegation, int delegateType) {
+        static Claim read(XdrDecoder in, int minor) throws XdrException, Nfs4Exception {
+            int type = in.readInt();
+            if (minor == MINOR_VERSION_0 && type > CLAIM_DELEGATE_PREV) {
+                throw new Nfs4Exception(NFS4ERR_BADXDR, "claim " + type + " is NFSv4.1's");
+            }
+            return switch (type) {
+                case CLAIM_NULL, CLAIM_DELEGATE_PREV -> new Claim(type, in.readOpaque(NFS4_OPAQUE_LIMIT), null, 0);
+                case CLAIM_FH, CLAIM_DELEG_PREV_FH -> new Claim(type, null, null, 0);
+                case CLAIM_PREVIOUS -> new Claim(type, null, null, in.readInt());
+                case CLAIM_DELEG_CUR_FH -> new Claim(type, null, Stateid.read(in), 0);
+                case CLAIM_DELEGATE_CUR -> {
+                    Stateid d = Stateid.read(in);
+                    yield new Claim(type, in.readOpaque(NFS4_OPAQUE_LIMIT), d, 0);
+                }
+                default -> throw new Nfs4Exception(NFS4ERR_INVAL, "claim " + type);
+            };
+        }
+    }
+
     @Override
     public void run(Compound c) throws Nfs4Exception, XdrException, VfsException {
         XdrDecoder in = c.in();
-        in.readInt(); // seqid: NFSv4.1 orders by the session's slot instead
+        int seqid = in.readInt(); // NFSv4.0's open-owner orders its requests by it; NFSv4.1 by the slot
         int shareAccess = in.readInt();
         int shareDeny = in.readInt();
-        in.readHyper(); // the owner's clientid: the session's is used (§18.16.3)
+        long clientId = in.readHyper(); // the owner's clientid: NFSv4.1 uses the session's (§18.16.3)
         byte[] owner = in.readOpaque(NFS4_OPAQUE_LIMIT);
         int openType = in.readInt();
         Create create = switch (openType) {
@@ -79,25 +109,33 @@ public final class OpOpen extends Nfs4Op {
             case OPEN4_CREATE -> readCreate(in, c.server().idmap());
             default -> throw new Nfs4Exception(NFS4ERR_INVAL, "opentype " + openType);
         };
-        int claim = in.readInt();
-        if (create != null && claim != CLAIM_NULL) {
-            throw new Nfs4Exception(NFS4ERR_INVAL, "OPEN4_CREATE with claim " + claim);
+        Claim claim = Claim.read(in, c.minor());
+        var client = c.client(clientId);
+        StateOwner owner40 = c.minor() == MINOR_VERSION_0
+                ? c.server().state().openOwner(client, owner, seqid, c.server().now()) : null;
+        if (owner40 != null && !c.sequence40(owner40, seqid)) {
+            return; // a retransmission, answered from the owner's last reply
+        }
+        if (create != null && claim.type() != CLAIM_NULL) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "OPEN4_CREATE with claim " + claim.type());
         }
         int access = shareAccess & ~OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
         int wants = shareAccess & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
         if (access < OPEN4_SHARE_ACCESS_READ || access > OPEN4_SHARE_ACCESS_BOTH
-                || shareDeny < OPEN4_SHARE_DENY_NONE || shareDeny > OPEN4_SHARE_DENY_BOTH) {
+                || shareDeny < OPEN4_SHARE_DENY_NONE || shareDeny > OPEN4_SHARE_DENY_BOTH
+                || (wants != 0 && c.minor() == MINOR_VERSION_0)) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "share access " + shareAccess + " deny " + shareDeny);
         }
-        if (claim != CLAIM_PREVIOUS && claim != CLAIM_DELEGATE_CUR && claim != CLAIM_DELEG_CUR_FH) {
+        if (claim.type() != CLAIM_PREVIOUS && claim.type() != CLAIM_DELEGATE_CUR
+                && claim.type() != CLAIM_DELEG_CUR_FH) {
             c.server().state().notInGrace(c.server().now()); // reclaims come first after a restart
         }
         long[] cinfo = new long[2];
         int[] attrset = new int[0];
         int reclaimDelegation = OPEN_DELEGATE_NONE;
-        Target file = switch (claim) {
+        Target file = switch (claim.type()) {
             case CLAIM_NULL -> {
-                String name = Names4.read(in);
+                String name = Names4.check(claim.name());
                 Target dir = Dirs.directory(c.current());
                 cinfo[0] = ChangeInfo.of(dir);
                 Target t;
@@ -115,31 +153,27 @@ public final class OpOpen extends Nfs4Op {
             }
             case CLAIM_FH -> c.currentFile(NFS4ERR_ISDIR);
             case CLAIM_PREVIOUS -> {
-                reclaimDelegation = in.readInt(); // the delegation held before the restart
+                reclaimDelegation = claim.delegateType(); // the delegation held before the restart
                 if (reclaimDelegation != OPEN_DELEGATE_NONE && reclaimDelegation != OPEN_DELEGATE_READ
                         && reclaimDelegation != OPEN_DELEGATE_WRITE) {
                     throw new Nfs4Exception(NFS4ERR_INVAL, "delegate_type " + reclaimDelegation);
                 }
-                c.server().state().mayReclaim(c.session().client(), c.server().now());
+                c.server().state().mayReclaim(client, c.server().now());
                 yield c.currentFile(NFS4ERR_ISDIR);
             }
             case CLAIM_DELEG_CUR_FH -> {
-                Stateid deleg = c.resolveStateid(Stateid.read(in));
                 Target t = c.currentFile(NFS4ERR_ISDIR);
-                c.server().state().delegations().find(deleg, c.session().client(), t);
+                c.server().state().delegations().find(c.resolveStateid(claim.delegation()), client, t);
                 yield t;
             }
             case CLAIM_DELEGATE_CUR -> {
-                Stateid deleg = c.resolveStateid(Stateid.read(in));
-                String name = Names4.read(in);
+                String name = Names4.check(claim.name());
                 Target dir = Dirs.directory(c.current());
                 Target t = new Target(dir.export(), dir.fs().lookup(c.reader(dir), dir.handle(), name).handle());
-                c.server().state().delegations().find(deleg, c.session().client(), t);
+                c.server().state().delegations().find(c.resolveStateid(claim.delegation()), client, t);
                 yield t;
             }
-            case CLAIM_DELEGATE_PREV, CLAIM_DELEG_PREV_FH ->
-                    throw new Nfs4Exception(NFS4ERR_NOTSUPP, "delegations are not reclaimed after a restart");
-            default -> throw new Nfs4Exception(NFS4ERR_INVAL, "claim " + claim);
+            default -> throw new Nfs4Exception(NFS4ERR_NOTSUPP, "delegations are not reclaimed after a restart");
         };
         FileAttributes a = file.fs().getattr(file.handle());
         switch (a.type()) {
@@ -163,19 +197,22 @@ public final class OpOpen extends Nfs4Op {
         int use = file.begin(write ? Conflict.WRITE : Conflict.READ, c.breaker());
         OpenState o;
         try {
-            o = c.server().state().open(c.session().client(), owner, file, access, shareDeny);
+            o = c.server().state().open(client, owner, owner40, file, access, shareDeny);
         } finally {
             file.end(use);
         }
-        Delegation d = claim == CLAIM_NULL || claim == CLAIM_FH ? delegate(c, file, access, wants)
+        Delegation d = claim.type() == CLAIM_NULL || claim.type() == CLAIM_FH ? delegate(c, file, access, wants)
                 : reclaimDelegation != OPEN_DELEGATE_NONE && mayCallBack(c)
                         ? grantUncontended(c, file, reclaimDelegation == OPEN_DELEGATE_WRITE) : null;
         XdrEncoder out = c.out();
         o.stateid().write(out);
-        new ChangeInfo(claim == CLAIM_NULL ? cinfo[0] : a.changeId(), claim == CLAIM_NULL ? cinfo[1] : a.changeId())
+        new ChangeInfo(claim.type() == CLAIM_NULL ? cinfo[0] : a.changeId(), claim.type() == CLAIM_NULL ? cinfo[1] : a.changeId())
                 .write(out);
-        // §20.11: blocked locks of this client are told when they may be free, when it can be called
-        out.writeInt(OPEN4_RESULT_LOCKTYPE_POSIX | (c.session().back().granted() ? OPEN4_RESULT_MAY_NOTIFY_LOCK : 0));
+        // §20.11: blocked locks of this client are told when they may be free, when it can be called;
+        // RFC 7530 §16.16.5: an NFSv4.0 owner's first open is confirmed before it is used
+        var back = c.back();
+        out.writeInt(OPEN4_RESULT_LOCKTYPE_POSIX | (back != null && back.granted() ? OPEN4_RESULT_MAY_NOTIFY_LOCK : 0)
+                | (owner40 != null && !owner40.confirmed() ? OPEN4_RESULT_CONFIRM : 0));
         Fattr4.writeBitmap(out, attrset);
         if (d != null) {
             out.writeInt(d.type());
@@ -217,7 +254,7 @@ public final class OpOpen extends Nfs4Op {
         boolean write = (access & OPEN4_SHARE_ACCESS_WRITE) != 0;
         if (wants == OPEN4_SHARE_ACCESS_WANT_NO_DELEG || wants == OPEN4_SHARE_ACCESS_WANT_CANCEL
                 || (wants == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG && !write)
-                || (wants == OPEN4_SHARE_ACCESS_WANT_READ_DELEG && write) || !c.session().back().pathUp()) {
+                || (wants == OPEN4_SHARE_ACCESS_WANT_READ_DELEG && write) || c.back() == null || !c.back().pathUp()) {
             return null;
         }
         return grantUncontended(c, file, write);
@@ -230,8 +267,8 @@ public final class OpOpen extends Nfs4Op {
      * by SEQUENCE, and a recall that cannot be sent revokes the delegation after a lease.
      */
     private static boolean mayCallBack(Compound c) throws Nfs4Exception {
-        var back = c.session().back();
-        return back.granted() && !back.pathDown();
+        var back = c.back();
+        return back != null && back.granted() && !back.pathDown();
     }
 
     /**
@@ -241,7 +278,7 @@ public final class OpOpen extends Nfs4Op {
      */
     private static Delegation grantUncontended(Compound c, Target file, boolean write) throws Nfs4Exception {
         var state = c.server().state();
-        var client = c.session().client();
+        var client = c.client();
         Delegation d = state.delegations().grant(client, file, write ? OPEN_DELEGATE_WRITE : OPEN_DELEGATE_READ);
         if (d == null) {
             return null;

@@ -23,13 +23,17 @@ public final class OpOpenDowngrade extends Nfs4Op {
     public void run(Compound c) throws Nfs4Exception, XdrException {
         XdrDecoder in = c.in();
         Stateid s = c.resolveStateid(Stateid.read(in));
-        in.readInt(); // seqid: ordered by the slot in NFSv4.1
+        int seqid = in.readInt(); // NFSv4.0's open-owner orders its requests by it; NFSv4.1 by the slot
         int access = in.readInt() & ~OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
         int deny = in.readInt();
         if (s.isSpecial()) {
             throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "OPEN_DOWNGRADE of a special stateid");
         }
-        OpenState o = OpRead.checkOwner(c, s, c.currentFile(NFS4ERR_ISDIR));
+        var t = c.currentFile(NFS4ERR_ISDIR);
+        OpenState o = c.minor() == MINOR_VERSION_0 ? Seqids40.open(c, s, t, seqid) : OpRead.checkOwner(c, s, t);
+        if (o == null) {
+            return; // a retransmission, answered from the owner's last reply
+        }
         Stateid now = c.server().state().downgrade(o, access, deny);
         now.write(c.out());
         c.currentStateid(now);

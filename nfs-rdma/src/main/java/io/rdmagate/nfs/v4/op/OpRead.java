@@ -58,7 +58,7 @@ public final class OpRead extends Nfs4Op {
         if (offset < 0) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "offset beyond 2^63-1");
         }
-        int count = (int) Math.min(asked, Math.min(c.server().maxIoSize(), c.session().maxResponse() - 1024L));
+        int count = (int) Math.min(asked, Math.min(c.server().maxIoSize(), c.maxResponse() - 1024L));
         IoMemory data = null;
         if (count > 0) {
             t.end(t.begin(Conflict.READ, c.breaker())); // an SMB client's write caching of the file flushes first
@@ -119,7 +119,7 @@ public final class OpRead extends Nfs4Op {
             return null;
         }
         if (Delegations.isDelegation(s)) {
-            c.server().state().delegations().find(s, c.session().client(), t);
+            c.server().state().delegations().find(s, c.client(), t);
             return null;
         }
         OpenState o = checkOwner(c, s, t);
@@ -134,20 +134,34 @@ public final class OpRead extends Nfs4Op {
      * delegation of file {@code t}; a read delegation is NFS4ERR_OPENMODE.
      */
     static void checkWriteDelegation(Compound c, Stateid s, Target t) throws Nfs4Exception {
-        if (!c.server().state().delegations().find(s, c.session().client(), t).writes()) {
+        if (!c.server().state().delegations().find(s, c.client(), t).writes()) {
             throw new Nfs4Exception(NFS4ERR_OPENMODE, "delegation " + s + " is for reading");
         }
     }
 
-    /** The open {@code s} names (an open stateid, or a lock stateid derived from it), which must be of file {@code t} and of the session's client. */
+    /**
+     * The open {@code s} names (an open stateid, or a lock stateid derived from it), which must be of
+     * file {@code t} and of the session's client; in NFSv4.0, confirmed, and its client is then the one acting.
+     */
     static OpenState checkOwner(Compound c, Stateid s, Target t) throws Nfs4Exception {
         OpenState o = c.server().state().openFor(s);
-        if (o.file().export().id() != t.export().id() || o.file().handle().fileId() != t.handle().fileId()) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "stateid " + s + " is of another file");
-        }
-        if (o.client() != c.session().client()) {
+        sameFile(s, o, t);
+        if (c.minor() == MINOR_VERSION_0) {
+            // NFSv4.0: the stateid names the client, whose lease it renews (RFC 7530 §9.5)
+            if (o.owner40() != null && !o.owner40().confirmed()) {
+                throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "open " + s + " is not confirmed yet");
+            }
+            c.named(o.client());
+        } else if (o.client() != c.client()) {
             throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "stateid " + s + " is of another client");
         }
         return o;
+    }
+
+    /** NFS4ERR_BAD_STATEID unless open {@code o}, which {@code s} names, is of file {@code t}. */
+    static void sameFile(Stateid s, OpenState o, Target t) throws Nfs4Exception {
+        if (o.file().export().id() != t.export().id() || o.file().handle().fileId() != t.handle().fileId()) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "stateid " + s + " is of another file");
+        }
     }
 }

@@ -44,7 +44,7 @@ public final class OpReadPlus extends Nfs4Op {
         if (offset < 0) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "offset beyond 2^63-1");
         }
-        int count = (int) Math.min(asked, Math.min(c.server().maxIoSize(), c.session().maxResponse() - 1024L));
+        int count = (int) Math.min(asked, Math.min(c.server().maxIoSize(), c.maxResponse() - 1024L));
         t.end(t.begin(Conflict.READ, c.breaker())); // an SMB client's write caching of the file flushes first
         Caller reader = caller.uid() == before.uid() ? Caller.ROOT : caller; // the owner reads whatever the mode says
         if (reader != caller && t.fs().access(caller, t.handle(), io.rdmagate.vfs.VirtualFileSystem.ACCESS_READ) != 0) {

@@ -24,6 +24,6 @@ public final class OpReclaimComplete extends Nfs4Op {
             c.current();
             return;
         }
-        c.server().state().reclaimComplete(c.session().client());
+        c.server().state().reclaimComplete(c.client());
     }
 }

@@ -22,7 +22,7 @@ public final class OpTestStateid extends Nfs4Op {
         int[] status = new int[n];
         for (int i = 0; i < n; i++) {
             Stateid s = Stateid.read(c.in());
-            status[i] = s.isSpecial() ? NFS4ERR_BAD_STATEID : c.server().state().test(s, c.session().client());
+            status[i] = s.isSpecial() ? NFS4ERR_BAD_STATEID : c.server().state().test(s, c.client());
         }
         XdrEncoder out = c.out();
         out.writeInt(n);

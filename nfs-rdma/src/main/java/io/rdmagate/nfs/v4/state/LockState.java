@@ -15,6 +15,8 @@ public final class LockState {
     final byte[] ownerBytes;
     final LockOwner owner;
     int seqid = 1;
+    /** The NFSv4.0 lock-owner (null for NFSv4.1): its seqid orders LOCK and LOCKU. */
+    StateOwner owner40;
 
     LockState(byte[] other, OpenState open, byte[] ownerBytes) {
         this.other = other;
@@ -68,6 +70,11 @@ public final class LockState {
     }
 
     private java.util.concurrent.CompletableFuture<Void> watch;
+
+    /** Its NFSv4.0 lock-owner; null for NFSv4.1. */
+    public StateOwner owner40() {
+        return owner40;
+    }
 
     public OpenState open() {
         return open;

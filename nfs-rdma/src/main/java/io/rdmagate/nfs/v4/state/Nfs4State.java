@@ -74,6 +74,8 @@ public final class Nfs4State {
     /** The same opens by file, so an OPEN looks at the opens of its file only. */
     private final Map<FileKey, List<OpenState>> opensByFile = new HashMap<>();
     private final Map<ByteBuffer, LockState> locks = new HashMap<>();
+    /** NFSv4.0: the last open each open-owner closed, by its stateid, for a retransmitted CLOSE. */
+    private final Map<ByteBuffer, StateOwner> closed = new HashMap<>();
     /** This state as the volumes' {@link io.rdmagate.vfs.state.FileStates} see it: the holder of its opens' reservations. */
     private final CrossProtocolState shared = new CrossProtocolState(this);
     private final Delegations delegations;
@@ -213,6 +215,232 @@ public final class Nfs4State {
 
     /** NFS4ERR_DELAY stands in for the NFSv4.0 RESOURCE code NFSv4.1 forbids (RFC 8881 §15.1.1.6). */
     private static final int NFS4ERR_RESOURCE_LIMIT = NFS4ERR_DELAY;
+
+    // ------------------------------------------------------------------ NFSv4.0 client ids (RFC 7530 §16.33-34)
+
+    /** SETCLIENTID's answer: the clientid and the verifier SETCLIENTID_CONFIRM must bring back. */
+    public record SetClientId(long clientId, byte[] confirm) {
+    }
+
+    /**
+     * SETCLIENTID (RFC 7530 §16.33.5): the confirmed client of the same id, principal and verifier
+     * gets its callback changed once confirmed; any other call makes an unconfirmed record with a new
+     * clientid, replacing an unconfirmed one of the same id (a client that restarted keeps its old
+     * record until it confirms the new). A confirmed client of the same id under another principal
+     * is NFS4ERR_CLID_INUSE while its lease holds.
+     */
+    public synchronized SetClientId setClientId(byte[] id, byte[] verifier, String principal,
+            ClientRecord.Callback40 callback, long now) throws Nfs4Exception {
+        ByteBuffer key = ByteBuffer.wrap(id.clone());
+        ClientRecord confirmed = confirmedByOwner.get(key);
+        if (confirmed != null && !confirmed.principal.equals(principal) && !expired(confirmed, now)) {
+            throw new ClientIdInUse(confirmed.callback);
+        }
+        ClientRecord old = unconfirmedByOwner.remove(key);
+        if (old != null) {
+            clients.remove(old.clientId);
+        }
+        byte[] confirm = new byte[NFS4_VERIFIER_SIZE];
+        random.nextBytes(confirm);
+        if (confirmed != null && Arrays.equals(confirmed.verifier, verifier) && confirmed.principal.equals(principal)) {
+            confirmed.pendingConfirm = confirm;
+            confirmed.pendingCallback = callback;
+            return new SetClientId(confirmed.clientId, confirm.clone());
+        }
+        expireLapsed(now);
+        if (clients.size() >= limits.maxClients()) {
+            throw new Nfs4Exception(NFS4ERR_RESOURCE, "client table full (" + limits.maxClients() + ")");
+        }
+        long clientId = ((long) bootId << 32) | (nextClient++ & 0xffffffffL);
+        ClientRecord c = new ClientRecord(clientId, id.clone(), verifier.clone(), principal, now);
+        c.v40 = true;
+        c.confirm = confirm;
+        c.callback = callback;
+        clients.put(clientId, c);
+        unconfirmedByOwner.put(key, c);
+        return new SetClientId(clientId, confirm.clone());
+    }
+
+    /** NFS4ERR_CLID_INUSE, and the callback address of the client that holds the id (RFC 7530 §16.33.4). */
+    public static final class ClientIdInUse extends Nfs4Exception {
+        private final transient ClientRecord.Callback40 holder;
+
+        ClientIdInUse(ClientRecord.Callback40 holder) {
+            super(NFS4ERR_CLID_INUSE, "client id in use by another principal");
+            this.holder = holder;
+        }
+
+        /** The holder's callback; null when it is an NFSv4.1 client. */
+        public ClientRecord.Callback40 holder() {
+            return holder;
+        }
+    }
+
+    /**
+     * SETCLIENTID_CONFIRM (RFC 7530 §16.34.5): the verifier SETCLIENTID gave confirms the record, which
+     * replaces the confirmed record of the same id and drops that one's state (the client restarted),
+     * or sets the confirmed client's new callback. The verifier that confirmed the record already is a
+     * retransmission and succeeds; any other is NFS4ERR_STALE_CLIENTID.
+     */
+    public synchronized void confirmClientId(long clientId, byte[] confirm, String principal, long now)
+            throws Nfs4Exception {
+        ClientRecord c = clients.get(clientId);
+        if (c == null || !c.v40) {
+            throw new Nfs4Exception(NFS4ERR_STALE_CLIENTID, "clientid " + Long.toHexString(clientId) + " unknown");
+        }
+        if (!c.principal.equals(principal)) {
+            throw new Nfs4Exception(NFS4ERR_CLID_INUSE, "SETCLIENTID_CONFIRM by another principal");
+        }
+        c.renewedNanos = now;
+        if (c.confirmed) {
+            if (c.pendingConfirm != null && Arrays.equals(confirm, c.pendingConfirm)) {
+                c.callback = c.pendingCallback;
+                c.confirm = c.pendingConfirm;
+                c.pendingConfirm = null;
+                c.pendingCallback = null;
+            } else if (!Arrays.equals(confirm, c.confirm)) {
+                throw new Nfs4Exception(NFS4ERR_STALE_CLIENTID, "setclientid_confirm verifier unknown");
+            }
+            return;
+        }
+        if (!Arrays.equals(confirm, c.confirm)) {
+            throw new Nfs4Exception(NFS4ERR_STALE_CLIENTID, "setclientid_confirm verifier unknown");
+        }
+        ByteBuffer key = ByteBuffer.wrap(c.ownerId);
+        ClientRecord previous = confirmedByOwner.remove(key);
+        if (previous != null) {
+            drop(previous);
+        }
+        unconfirmedByOwner.remove(key, c);
+        confirmedByOwner.put(key, c);
+        c.confirmed = true;
+        record();
+    }
+
+    /**
+     * The confirmed client an NFSv4.0 operation names by clientid (OPEN, LOCK, LOCKT, RENEW), its
+     * lease renewed (RFC 7530 §9.5); NFS4ERR_STALE_CLIENTID when unknown or not confirmed.
+     */
+    public synchronized ClientRecord confirmedClient(long clientId, long now) throws Nfs4Exception {
+        ClientRecord c = clients.get(clientId);
+        if (c == null || !c.confirmed) {
+            throw new Nfs4Exception(NFS4ERR_STALE_CLIENTID, "clientid " + Long.toHexString(clientId)
+                    + (c == null ? " unknown" : " not confirmed"));
+        }
+        c.renewedNanos = now;
+        return c;
+    }
+
+    /** The lease of an NFSv4.0 client is renewed by any operation that names its state (RFC 7530 §9.5). */
+    public void renewed(ClientRecord c, long now) {
+        c.renewedNanos = now;
+    }
+
+    /**
+     * The open-owner {@code bytes} of NFSv4.0 client {@code c} for an OPEN of {@code seqid}, new when
+     * it has none. An owner whose first open was never confirmed is abandoned, with its opens, and
+     * starts again (RFC 7530 §16.18.5), unless this OPEN is the retransmission of its last.
+     */
+    public synchronized StateOwner openOwner(ClientRecord c, byte[] bytes, int seqid, long now) {
+        ByteBuffer key = ByteBuffer.wrap(bytes.clone());
+        StateOwner so = c.openOwners.get(key);
+        if (so != null && !so.confirmed && !so.retransmission(seqid)) {
+            for (OpenState o : new ArrayList<>(opens.values())) {
+                if (o.owner40 == so) {
+                    close(o);
+                }
+            }
+            forgetClosed(so);
+            so = null;
+        }
+        if (so == null) {
+            so = new StateOwner(c, key.array(), now);
+            c.openOwners.put(key, so);
+        }
+        return so;
+    }
+
+    /** The lock-owner {@code bytes} of NFSv4.0 client {@code c}, new when it has none. */
+    public synchronized StateOwner lockOwner(ClientRecord c, byte[] bytes, long now) {
+        return c.lockOwners.computeIfAbsent(ByteBuffer.wrap(bytes.clone()), k -> new StateOwner(c, k.array(), now));
+    }
+
+    /** A new lock-owner's seqid starts at the lock_seqid of the LOCK that named it (RFC 7530 §16.10.4). */
+    public void lockOwnerStarts(StateOwner so, int seqid) {
+        so.startAt(seqid);
+    }
+
+    /** OPEN_CONFIRM (RFC 7530 §16.18): the open-owner's first open is confirmed; its stateid moves on. */
+    public Stateid confirmOpen(OpenState o) throws Nfs4Exception {
+        StateOwner so = o.owner40;
+        synchronized (this) {
+            if (so == null || so.confirmed) {
+                throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "open " + o.stateid() + " needs no confirmation");
+            }
+            so.confirmed = true;
+        }
+        synchronized (o) {
+            o.seqid++;
+            return new Stateid(o.seqid, o.other.clone());
+        }
+    }
+
+    /** The open-owner that closed the open {@code id} named last: a retransmitted CLOSE finds its reply there. */
+    public synchronized StateOwner closedBy(Stateid id) {
+        return closed.get(ByteBuffer.wrap(id.other()));
+    }
+
+    private void forgetClosed(StateOwner so) {
+        if (so.closed != null) {
+            closed.remove(so.closed, so);
+            so.closed = null;
+        }
+    }
+
+    /**
+     * RELEASE_LOCKOWNER (RFC 7530 §16.37): the lock-owner's lock states go, unless it still holds a
+     * lock (NFS4ERR_LOCKS_HELD); an owner the server does not know is released already.
+     */
+    public synchronized void releaseLockOwner(ClientRecord c, byte[] bytes) throws Nfs4Exception {
+        ByteBuffer key = ByteBuffer.wrap(bytes);
+        StateOwner so = c.lockOwners.get(key);
+        if (so == null) {
+            return;
+        }
+        List<LockState> of = new ArrayList<>();
+        for (LockState l : locks.values()) {
+            if (l.owner40 == so) {
+                for (var held : l.file().fs().locks().locks(l.file().handle().fileId())) {
+                    if (held.owner().equals(l.owner())) {
+                        throw new Nfs4Exception(NFS4ERR_LOCKS_HELD, "the lock-owner holds locks");
+                    }
+                }
+                of.add(l);
+            }
+        }
+        for (LockState l : of) {
+            free(l);
+        }
+        c.lockOwners.remove(key);
+    }
+
+    /** Owners holding no state, unused for a lease, go (the laundromat). */
+    private void purgeOwners(long now) {
+        for (ClientRecord c : clients.values()) {
+            if (!c.v40) {
+                continue;
+            }
+            for (var owners : List.of(c.openOwners, c.lockOwners)) {
+                owners.values().removeIf(so -> {
+                    boolean idle = so.states == 0 && now - so.usedNanos > limits.leaseNanos();
+                    if (idle) {
+                        forgetClosed(so);
+                    }
+                    return idle;
+                });
+            }
+        }
+    }
 
     /** The client of {@code clientId}, confirmed or not; NFS4ERR_STALE_CLIENTID when unknown. */
     public synchronized ClientRecord client(long clientId) throws Nfs4Exception {
@@ -368,6 +596,7 @@ public final class Nfs4State {
     public synchronized int expire(long now) {
         int before = clients.size();
         expireLapsed(now);
+        purgeOwners(now);
         return before - clients.size();
     }
 
@@ -399,6 +628,7 @@ public final class Nfs4State {
             }
         }
         locks.values().removeIf(l -> l.open.client == c);
+        closed.values().removeIf(so -> so.client == c);
         delegations.dropClient(c);
         onDrop.accept(c);
     }
@@ -477,6 +707,12 @@ public final class Nfs4State {
      */
     public synchronized OpenState open(ClientRecord c, byte[] owner, Target file, int access, int deny)
             throws Nfs4Exception {
+        return open(c, owner, null, file, access, deny);
+    }
+
+    /** As {@link #open(ClientRecord, byte[], Target, int, int)} by an NFSv4.0 open-owner. */
+    public synchronized OpenState open(ClientRecord c, byte[] owner, StateOwner owner40, Target file, int access,
+            int deny) throws Nfs4Exception {
         OpenState mine = null;
         for (OpenState o : opensByFile.getOrDefault(FileKey.of(file), List.of())) {
             if (o.client == c && Arrays.equals(o.owner, owner)) {
@@ -501,6 +737,10 @@ public final class Nfs4State {
             byte[] other = new byte[STATEID_OTHER_SIZE];
             ByteBuffer.wrap(other).putInt(bootId).putLong(nextState++);
             OpenState o = new OpenState(other, c, owner.clone(), file, reservation);
+            o.owner40 = owner40;
+            if (owner40 != null) {
+                owner40.states++;
+            }
             o.access = access;
             o.deny = deny;
             opens.put(ByteBuffer.wrap(other), o);
@@ -535,6 +775,9 @@ public final class Nfs4State {
 
     private void unindex(OpenState o) {
         o.reservation.release();
+        if (o.owner40 != null) {
+            o.owner40.states--;
+        }
         FileKey k = FileKey.of(o.file);
         List<OpenState> same = opensByFile.get(k);
         if (same != null && same.remove(o) && same.isEmpty()) {
@@ -573,6 +816,11 @@ public final class Nfs4State {
      * created when there is none yet.
      */
     public synchronized LockState lockState(OpenState open, byte[] ownerBytes) {
+        return lockState(open, ownerBytes, null);
+    }
+
+    /** As {@link #lockState(OpenState, byte[])} for an NFSv4.0 lock-owner. */
+    public synchronized LockState lockState(OpenState open, byte[] ownerBytes, StateOwner owner40) {
         for (OpenState o : opensByFile.getOrDefault(FileKey.of(open.file), List.of())) {
             if (o.client != open.client) {
                 continue;
@@ -586,6 +834,10 @@ public final class Nfs4State {
         byte[] other = new byte[STATEID_OTHER_SIZE];
         ByteBuffer.wrap(other).putInt(bootId).putLong(nextState++);
         LockState l = new LockState(other, open, ownerBytes.clone());
+        l.owner40 = owner40;
+        if (owner40 != null) {
+            owner40.states++;
+        }
         locks.put(ByteBuffer.wrap(other), l);
         open.lockStates.add(l);
         return l;
@@ -598,8 +850,16 @@ public final class Nfs4State {
 
     /** FREE_STATEID of a lock stateid whose owner holds no lock any more. */
     public synchronized void free(LockState l) {
-        locks.remove(ByteBuffer.wrap(l.other));
+        if (locks.remove(ByteBuffer.wrap(l.other)) != null) {
+            unowned(l);
+        }
         l.open.lockStates.remove(l);
+    }
+
+    private static void unowned(LockState l) {
+        if (l.owner40 != null) {
+            l.owner40.states--;
+        }
     }
 
     /** The lock states derived from an open (CLOSE releases them). */
@@ -658,10 +918,18 @@ public final class Nfs4State {
 
     /** CLOSE (§18.2): the open ends, and the lock states derived from it. */
     public synchronized void close(OpenState o) {
-        opens.remove(ByteBuffer.wrap(o.other));
+        if (opens.remove(ByteBuffer.wrap(o.other)) == null) {
+            return;
+        }
         unindex(o);
+        if (o.owner40 != null) {
+            forgetClosed(o.owner40);
+            o.owner40.closed = ByteBuffer.wrap(o.other);
+            closed.put(o.owner40.closed, o.owner40);
+        }
         for (LockState l : o.lockStates) {
             locks.remove(ByteBuffer.wrap(l.other));
+            unowned(l);
         }
         o.lockStates.clear();
     }

@@ -14,6 +14,8 @@ public final class OpenState {
     int seqid = 1;
     int access;
     int deny;
+    /** The NFSv4.0 open-owner that holds it (null for NFSv4.1): its seqid orders the open's changes. */
+    StateOwner owner40;
     /** The lock states derived from this open; under the state's lock. */
     final java.util.List<LockState> lockStates = new java.util.ArrayList<>(0);
 
@@ -43,5 +45,10 @@ public final class OpenState {
 
     public ClientRecord client() {
         return client;
+    }
+
+    /** Its NFSv4.0 open-owner; null for NFSv4.1. */
+    public StateOwner owner40() {
+        return owner40;
     }
 }
