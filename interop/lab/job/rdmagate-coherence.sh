@@ -178,8 +178,34 @@ nfs4() {                                    # nfs4 LABEL NFS_MOUNT_OPTIONS
     N=$V refused $label fcntl cifs nfs
     blocked_waiter "$label" $S $V
     nfs42_features "$label" $V "http://10.0.2.100:$HTTP_PORT/metrics"
+    eas_shared "$label" $V
     if timeout 60 umount $V; then result "$label/unmount" PASS; else result "$label/unmount" FAIL; fi
 }
+# Extended attributes are one store, the file's user xattrs: the user.origin NFSv4.2 set
+# (nfs42-features) cifs reads as an SMB EA (QUERY_INFO FileFullEaInformation) and lists, and an EA
+# cifs sets (SET_INFO, its open recalling the NFS client's delegation of the file) NFSv4.2 reads
+# after opening the file (close-to-open drops what its xattr cache kept).
+eas_shared() {                              # eas_shared LABEL NFS_DIR
+    local label=$1 f=xattr-$1.txt out
+    out=$(python3 - "$S/$f" "$2/$f" "$label" <<'PY' 2>&1
+import os, sys
+smb, nfs, label = sys.argv[1:4]
+try:
+    got = os.getxattr(smb, "user.origin")
+    listed = os.listxattr(smb)
+    os.setxattr(smb, "user.from-cifs", f"cifs-{label}".encode())
+    open(nfs).close()
+    back = os.getxattr(nfs, "user.from-cifs")
+    ok = got == f"guest-{label}".encode() and back == f"cifs-{label}".encode() and "user.origin" in listed
+    print("PASS" if ok else "FAIL", f"cifs read user.origin={got!r}, lists {listed}; NFSv4.2 read user.from-cifs={back!r}")
+except OSError as e:
+    print("FAIL", e)
+PY
+)
+    if [[ $out == PASS* ]]; then result "$label/eas-shared" PASS "${out#PASS }"
+    else result "$label/eas-shared" FAIL "$out"; fi
+}
+
 # Delegations (RFC 8881 §10.4) of files the NFSv4.1 client holds open, recalled when cifs writes:
 # read: a file cifs made at the start (its handle closed since), open for reading on NFS, is delegated
 # for reading (the client then opens, reads and caches it without asking); cifs appending to it

@@ -42,6 +42,8 @@ public final class Open {
     public volatile String path;
     public volatile long position;
     public volatile int mode;
+    /** Where a QUERY_INFO of FileFullEaInformation without SL_RESTART_SCAN goes on listing the EAs. */
+    public volatile int eaIndex;
     /** Set when the open starts closing: a CHANGE_NOTIFY handled meanwhile ends at once (NOTIFY_CLEANUP). */
     public volatile boolean closing;
     /** The times a client fixed through this open (MS-FSA Open.UserSet*Time). */

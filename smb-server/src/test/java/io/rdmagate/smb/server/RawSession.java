@@ -131,6 +131,31 @@ final class RawSession implements AutoCloseable {
         return m;
     }
 
+    /** As {@link #create}, with one create context (MS-SMB2 2.2.13.2) named {@code context} carrying {@code data}. */
+    ByteBuffer create(String name, int access, int disposition, int options, String context, byte[] data) {
+        byte[] n = name.getBytes(StandardCharsets.UTF_16LE);
+        int at = (120 + Math.max(n.length, 1) + 7) & ~7;
+        ByteBuffer m = header(at + 24 + data.length, Smb2Command.CREATE, 1);
+        int b = 64;
+        m.putShort(b, (short) 57).putInt(b + 4, 2).putInt(b + 24, access).putInt(b + 28, 0).putInt(b + 32, 7)
+                .putInt(b + 36, disposition).putInt(b + 40, options).putShort(b + 44, (short) 120)
+                .putShort(b + 46, (short) n.length).putInt(b + 48, at).putInt(b + 52, 24 + data.length).put(120, n);
+        m.putInt(at, 0).putShort(at + 4, (short) 16).putShort(at + 6, (short) 4).putShort(at + 10, (short) 24)
+                .putInt(at + 12, data.length).put(at + 16, context.getBytes(StandardCharsets.US_ASCII)).put(at + 24, data);
+        return m;
+    }
+
+    // MS-SMB2 2.2.37
+    ByteBuffer queryInfo(long persistent, long volatileId, int infoType, int infoClass, int outputLength, int flags,
+            byte[] input) {
+        ByteBuffer m = header(64 + 40 + Math.max(input.length, 1), Smb2Command.QUERY_INFO, 1);
+        int b = 64;
+        m.putShort(b, (short) 41).put(b + 2, (byte) infoType).put(b + 3, (byte) infoClass).putInt(b + 4, outputLength)
+                .putShort(b + 8, (short) (input.length == 0 ? 0 : 104)).putInt(b + 12, input.length).putInt(b + 20, flags)
+                .putLong(b + 24, persistent).putLong(b + 32, volatileId).put(104, input);
+        return m;
+    }
+
     // MS-SMB2 2.2.39
     ByteBuffer setInfo(long persistent, long volatileId, int infoClass, byte[] buffer) {
         ByteBuffer m = header(64 + 32 + buffer.length, Smb2Command.SET_INFO, 1);

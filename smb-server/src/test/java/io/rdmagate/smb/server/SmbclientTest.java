@@ -129,6 +129,31 @@ class SmbclientTest {
         }
     }
 
+    /**
+     * smbclient's setea and geteas (SMB2 SET_INFO and QUERY_INFO of FileFullEaInformation): the EA it
+     * sets is the file's user xattr on the export's disk, it lists what a host process set, and
+     * setea without a value removes one.
+     */
+    @Test
+    void smbclientSetsAndListsExtendedAttributesThatAreTheFilesUserXattrs() throws Exception {
+        Path f = Files.writeString(export.resolve("ea.txt"), "ea\n");
+        var view = Files.getFileAttributeView(f, java.nio.file.attribute.UserDefinedFileAttributeView.class);
+        view.write("FromHost", java.nio.ByteBuffer.wrap("host-value".getBytes(StandardCharsets.UTF_8)));
+        Result r = smbclient("//127.0.0.1/data", "-m", "SMB3", "-c", "setea ea.txt Color blue; geteas ea.txt");
+        assertEquals(0, r.exit(), r.out());
+        assertTrue(r.out().contains("Color (0) =") && r.out().contains("blue"), r.out());
+        // geteas prints each value as a hex dump: "host-value" is 68 6F 73 74 2D 76 61 6C 75 65
+        assertTrue(r.out().contains("FromHost (0) =") && r.out().contains("68 6F 73 74 2D 76 61 6C   75 65"), r.out());
+        java.nio.ByteBuffer v = java.nio.ByteBuffer.allocate(view.size("Color"));
+        view.read("Color", v);
+        assertEquals("blue", new String(v.array(), StandardCharsets.UTF_8), "the EA is user.Color on disk");
+
+        r = smbclient("//127.0.0.1/data", "-m", "SMB3", "-c", "setea ea.txt Color; geteas ea.txt");
+        assertEquals(0, r.exit(), r.out());
+        assertTrue(!r.out().contains("Color (0)") && r.out().contains("FromHost (0) ="), r.out());
+        assertTrue(!view.list().contains("Color"), "removed from the disk too");
+    }
+
     @Test
     void readOnlyShareRefusesWrites() throws Exception {
         Files.writeString(local.resolve("up.txt"), "x");

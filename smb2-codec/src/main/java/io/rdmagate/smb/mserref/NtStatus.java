@@ -6,6 +6,9 @@ public final class NtStatus {
     public static final int PENDING = 0x00000103;
     public static final int NOTIFY_ENUM_DIR = 0x0000010C;
     public static final int BUFFER_OVERFLOW = 0x80000005;
+    public static final int NO_MORE_EAS = 0x80000012;
+    public static final int INVALID_EA_NAME = 0x80000013;
+    public static final int EA_LIST_INCONSISTENT = 0x80000014;
     public static final int NO_MORE_FILES = 0x80000006;
     public static final int UNSUCCESSFUL = 0xC0000001;
     public static final int NOT_IMPLEMENTED = 0xC0000002;
@@ -29,6 +32,7 @@ public final class NtStatus {
     public static final int OBJECT_PATH_SYNTAX_BAD = 0xC000003B;
     public static final int SHARING_VIOLATION = 0xC0000043;
     public static final int EAS_NOT_SUPPORTED = 0xC000004F;
+    public static final int EA_TOO_LARGE = 0xC0000050;
     public static final int FILE_LOCK_CONFLICT = 0xC0000054;
     public static final int LOCK_NOT_GRANTED = 0xC0000055;
     public static final int DELETE_PENDING = 0xC0000056;

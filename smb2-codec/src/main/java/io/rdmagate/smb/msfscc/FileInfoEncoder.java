@@ -10,8 +10,11 @@ import java.nio.charset.StandardCharsets;
  */
 public final class FileInfoEncoder {
     public static final int FILE_DEVICE_DISK = 7;
-    /** FILE_CASE_SENSITIVE_SEARCH | FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS | FILE_SUPPORTS_SPARSE_FILES */
-    public static final int FS_ATTRIBUTES = 0x1 | 0x2 | 0x4 | 0x8 | 0x40;
+    /**
+     * FILE_CASE_SENSITIVE_SEARCH | FILE_CASE_PRESERVED_NAMES | FILE_UNICODE_ON_DISK | FILE_PERSISTENT_ACLS |
+     * FILE_SUPPORTS_SPARSE_FILES | FILE_SUPPORTS_EXTENDED_ATTRIBUTES (MS-FSCC 2.5.1)
+     */
+    public static final int FS_ATTRIBUTES = 0x1 | 0x2 | 0x4 | 0x8 | 0x40 | 0x00800000;
 
     private FileInfoEncoder() {
     }
@@ -54,12 +57,12 @@ public final class FileInfoEncoder {
                 .putLong(f.allocationSize()).putLong(f.endOfFile()).putInt(f.attributes()).putInt(0);
     }
 
-    // MS-FSCC 2.4.2: Basic, Standard, Internal, EA, Access, Position, Mode, Alignment, Name.
-    public static void all(ByteBuffer b, FileInfo f, int accessFlags, long position, int mode, String name) {
+    // MS-FSCC 2.4.2: Basic, Standard, Internal, EA (its EaSize), Access, Position, Mode, Alignment, Name.
+    public static void all(ByteBuffer b, FileInfo f, int eaSize, int accessFlags, long position, int mode, String name) {
         basic(b, f);
         standard(b, f);
         internal(b, f);
-        b.putInt(0).putInt(accessFlags).putLong(position).putInt(mode).putInt(0);
+        b.putInt(eaSize).putInt(accessFlags).putLong(position).putInt(mode).putInt(0);
         name(b, name);
     }
 

@@ -5,6 +5,7 @@ import io.rdmagate.smb.msdtyp.SecurityDescriptor;
 import io.rdmagate.smb.msdtyp.Sid;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.msfscc.FileInfo;
+import io.rdmagate.smb.msfscc.FullEaInformation;
 import io.rdmagate.smb.mssmb2.CreateContext;
 import io.rdmagate.smb.mssmb2.FileId;
 import io.rdmagate.smb.mssmb2.Smb2Create;
@@ -14,6 +15,7 @@ import io.rdmagate.smb.mssmb2.Smb2Lease;
 import io.rdmagate.smb.server.Access;
 import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
+import io.rdmagate.smb.server.ExtendedAttributes;
 import io.rdmagate.smb.server.Files;
 import io.rdmagate.smb.server.Open;
 import io.rdmagate.smb.server.OpenTable;
@@ -182,6 +184,7 @@ public final class Create implements Command {
         Node node;
         boolean truncate = false;
         SecurityDescriptor sd = null; // the file's stored descriptor, read once for every check of this CREATE
+        List<FullEaInformation.Ea> eas = null; // SMB2_CREATE_EA_BUFFER's, for a file this CREATE makes
         if (existing != null) {
             boolean dir = existing.attributes().type() == FileType.DIRECTORY;
             switch (disposition) {
@@ -239,6 +242,7 @@ public final class Create implements Command {
             }
             CreateContext secd = req.context(CreateContext.SECD);
             SecurityDescriptor supplied = secd == null ? null : SecurityDescriptor.read(secd.data()); // before anything is made
+            eas = eaBuffer(req);
             SecurityDescriptor parentSd = Security.stored(vfs, parent);
             if (parentSd != null && (Security.granted(parentSd, caller) & (mkdir ? FILE_ADD_SUBDIRECTORY : FILE_ADD_FILE)) == 0) {
                 throw new SmbException(NtStatus.ACCESS_DENIED, "the directory's DACL refuses adding " + name);
@@ -276,6 +280,7 @@ public final class Create implements Command {
         p.overwriteAttributes = req.fileAttributes();
         p.mode = options & Smb2Create.OPEN_MODE;
         p.descriptor = sd;
+        p.eas = truncate && eas == null ? eaBuffer(req) : eas;
         return p;
     }
 
@@ -383,6 +388,8 @@ public final class Create implements Command {
         int mode;
         /** The file's stored security descriptor, or null where its mode describes it. */
         SecurityDescriptor descriptor;
+        /** SMB2_CREATE_EA_BUFFER's EAs, set on a file this CREATE makes, overwrites or supersedes; null without one. */
+        List<FullEaInformation.Ea> eas;
         volatile boolean waited;
         /** Whether the other protocols' state was consulted before this plan's first admission. */
         boolean othersAsked;
@@ -465,6 +472,9 @@ public final class Create implements Command {
                             .dosAttributes(overwriteAttributes & DosAttributes.KEPT & ~DosAttributes.SPARSE_FILE
                                     | node.attributes().dosAttributes() & DosAttributes.SPARSE_FILE | DosAttributes.ARCHIVE));
                 }
+                if (eas != null) {
+                    ExtendedAttributes.set(vfs, caller, node.handle(), eas); // MS-SMB2 2.2.13.2.1: the new file's EAs
+                }
                 if (truncate || waited) {
                     node = new Node(node.handle(), vfs.getattr(node.handle())); // the holder may have written meanwhile
                 }
@@ -507,6 +517,12 @@ public final class Create implements Command {
                     f.lastAccess(), f.lastWrite(), f.change(), f.allocationSize(), f.endOfFile(), f.attributes(), o.fileId(),
                     out)));
         }
+    }
+
+    /** SMB2_CREATE_EA_BUFFER (MS-SMB2 2.2.13.2.1): its FILE_FULL_EA_INFORMATION, checked before anything is made. */
+    private static List<FullEaInformation.Ea> eaBuffer(Smb2Create.Request req) throws SmbException {
+        CreateContext exta = req.context(CreateContext.EXTA);
+        return exta == null ? null : ExtendedAttributes.decode(exta.data());
     }
 
     static Node lookup(VirtualFileSystem vfs, Caller caller, FileHandle parent, String name) throws VfsException, SmbException {

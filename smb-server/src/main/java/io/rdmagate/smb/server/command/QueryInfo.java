@@ -6,10 +6,12 @@ import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.msfscc.FileInfo;
 import io.rdmagate.smb.msfscc.FileInfoEncoder;
 import io.rdmagate.smb.msfscc.FileInformationClass;
+import io.rdmagate.smb.msfscc.FullEaInformation;
 import io.rdmagate.smb.mssmb2.Smb2DecodeException;
 import io.rdmagate.smb.mssmb2.Smb2QueryInfo;
 import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
+import io.rdmagate.smb.server.ExtendedAttributes;
 import io.rdmagate.smb.server.Files;
 import io.rdmagate.smb.server.Open;
 import io.rdmagate.smb.server.Security;
@@ -20,9 +22,11 @@ import io.rdmagate.vfs.FsStat;
 import io.rdmagate.vfs.VfsException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * QUERY_INFO (MS-SMB2 3.3.5.20): file classes (basic, standard, internal, EA, access, position,
+ * QUERY_INFO (MS-SMB2 3.3.5.20): file classes (basic, standard, internal, EA, full EA, access, position,
  * mode, alignment, all, name, network open, attribute tag, stream, compression), filesystem classes
  * (volume, size, full size, device, attribute, sector size, object id), and a security descriptor
  * derived from the owner, group and mode bits. Quotas are not supported.
@@ -43,7 +47,13 @@ public final class QueryInfo implements Command {
         }
         ByteBuffer data = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
         switch (req.infoType()) {
-            case Smb2QueryInfo.INFO_FILE -> file(c, o, req.infoClass(), data, max);
+            case Smb2QueryInfo.INFO_FILE -> {
+                if (req.infoClass() == FileInformationClass.FILE_FULL_EA) {
+                    data = fullEa(c, o, req, max);
+                } else {
+                    file(c, o, req.infoClass(), data, max);
+                }
+            }
             case Smb2QueryInfo.INFO_FILESYSTEM -> filesystem(c, o, req.infoClass(), data, max);
             case Smb2QueryInfo.INFO_SECURITY -> {
                 if (o.pipe() != null) {
@@ -117,12 +127,12 @@ public final class QueryInfo implements Command {
             case FileInformationClass.FILE_BASIC -> FileInfoEncoder.basic(d, f);
             case FileInformationClass.FILE_STANDARD -> FileInfoEncoder.standard(d, f);
             case FileInformationClass.FILE_INTERNAL -> FileInfoEncoder.internal(d, f);
-            case FileInformationClass.FILE_EA -> d.putInt(0);
+            case FileInformationClass.FILE_EA -> d.putInt(eaSize(c, o));
             case FileInformationClass.FILE_ACCESS -> d.putInt(o.access());
             case FileInformationClass.FILE_POSITION -> d.putLong(o.position);
             case FileInformationClass.FILE_MODE -> d.putInt(o.mode);
             case FileInformationClass.FILE_ALIGNMENT -> d.putInt(0);
-            case FileInformationClass.FILE_ALL -> FileInfoEncoder.all(d, f, o.access(), o.position, o.mode, name);
+            case FileInformationClass.FILE_ALL -> FileInfoEncoder.all(d, f, eaSize(c, o), o.access(), o.position, o.mode, name);
             case FileInformationClass.FILE_NAME, FileInformationClass.FILE_NORMALIZED_NAME -> FileInfoEncoder.name(d, name);
             case FileInformationClass.FILE_NETWORK_OPEN -> FileInfoEncoder.networkOpen(d, f);
             case FileInformationClass.FILE_ATTRIBUTE_TAG -> FileInfoEncoder.attributeTag(d, f);
@@ -130,6 +140,72 @@ public final class QueryInfo implements Command {
             case FileInformationClass.FILE_COMPRESSION -> FileInfoEncoder.compression(d, f);
             default -> throw new SmbException(NtStatus.INVALID_INFO_CLASS, "file class " + cls);
         }
+    }
+
+    private static int eaSize(Ctx c, Open o) throws VfsException {
+        return o.pipe() != null ? 0 : ExtendedAttributes.size(o.vfs(), c.session.caller(), o.handle());
+    }
+
+    /** MS-SMB2 2.2.37 Flags of a FileFullEaInformation query. */
+    private static final int SL_RESTART_SCAN = 0x1;
+    private static final int SL_RETURN_SINGLE_ENTRY = 0x2;
+
+    /**
+     * FileFullEaInformation (MS-SMB2 3.3.5.20.1, MS-FSCC 2.4.15), needing FILE_READ_EA: the EAs the
+     * input buffer names (FILE_GET_EA_INFORMATION; one the file lacks with an empty value), else the
+     * file's EAs from where this open's last query stopped (from the first with SL_RESTART_SCAN).
+     * Only whole entries are returned, as many as OutputBufferLength holds (one with
+     * SL_RETURN_SINGLE_ENTRY), and STATUS_BUFFER_OVERFLOW says more are left; STATUS_BUFFER_TOO_SMALL
+     * when not even one fits, STATUS_NO_EAS_ON_FILE for a file without any, STATUS_NO_MORE_EAS past
+     * the last.
+     */
+    private static ByteBuffer fullEa(Ctx c, Open o, Smb2QueryInfo.Request req, long max) throws SmbException, VfsException {
+        if (o.pipe() != null) {
+            throw new SmbException(NtStatus.INVALID_PARAMETER, "EAs of a pipe");
+        }
+        if (!o.can(Access.FILE_READ_EA)) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "EA query without FILE_READ_EA");
+        }
+        List<FullEaInformation.Ea> eas;
+        boolean named = req.input().hasRemaining();
+        if (named) {
+            eas = ExtendedAttributes.named(o.vfs(), c.session.caller(), o.handle(), ExtendedAttributes.askedNames(req.input()));
+        } else {
+            eas = ExtendedAttributes.all(o.vfs(), c.session.caller(), o.handle());
+            if (eas.isEmpty()) {
+                throw new SmbException(NtStatus.NO_EAS_ON_FILE, "no EAs");
+            }
+            if ((req.flags() & SL_RESTART_SCAN) != 0) {
+                o.eaIndex = 0;
+            }
+            if (o.eaIndex >= eas.size()) {
+                throw new SmbException(NtStatus.NO_MORE_EAS, "past the last EA");
+            }
+            eas = eas.subList(o.eaIndex, eas.size());
+        }
+        List<FullEaInformation.Ea> fit = new ArrayList<>();
+        for (FullEaInformation.Ea ea : eas) {
+            fit.add(ea);
+            if (FullEaInformation.length(fit) > max) {
+                fit.remove(fit.size() - 1);
+                break;
+            }
+            if ((req.flags() & SL_RETURN_SINGLE_ENTRY) != 0) {
+                break;
+            }
+        }
+        if (fit.isEmpty()) {
+            throw new SmbException(NtStatus.BUFFER_TOO_SMALL, "OutputBufferLength " + max + " holds no EA");
+        }
+        if (!named) {
+            o.eaIndex += fit.size();
+        }
+        if (fit.size() < eas.size() && (req.flags() & SL_RETURN_SINGLE_ENTRY) == 0) {
+            c.reply.status(NtStatus.BUFFER_OVERFLOW);
+        }
+        ByteBuffer d = ByteBuffer.allocate(FullEaInformation.length(fit)).order(ByteOrder.LITTLE_ENDIAN);
+        FullEaInformation.encode(d, fit);
+        return d;
     }
 
     private static void filesystem(Ctx c, Open o, int cls, ByteBuffer d, long max) throws SmbException, VfsException {

@@ -4,6 +4,7 @@ import io.rdmagate.smb.msdtyp.FileTime;
 import io.rdmagate.smb.msdtyp.SecurityDescriptor;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.msfscc.FileInformationClass;
+import io.rdmagate.smb.msfscc.FullEaInformation;
 import io.rdmagate.smb.msfscc.SetInfoDecoder;
 import io.rdmagate.smb.mssmb2.Smb2DecodeException;
 import io.rdmagate.smb.mssmb2.Smb2QueryInfo;
@@ -11,6 +12,7 @@ import io.rdmagate.smb.mssmb2.Smb2SetInfo;
 import io.rdmagate.smb.server.Access;
 import io.rdmagate.smb.server.Command;
 import io.rdmagate.smb.server.Ctx;
+import io.rdmagate.smb.server.ExtendedAttributes;
 import io.rdmagate.smb.server.Files;
 import io.rdmagate.smb.server.Open;
 import io.rdmagate.smb.server.Security;
@@ -28,7 +30,8 @@ import java.util.List;
 
 /**
  * SET_INFO (MS-SMB2 3.3.5.21, MS-FSA 2.1.5.14): basic (times, DOS attributes), rename, link, disposition
- * (delete on last close), end of file, allocation, position and mode; the security descriptor.
+ * (delete on last close), end of file, allocation, position, mode and extended attributes
+ * ({@link ExtendedAttributes}); the security descriptor.
  * Filesystem and quota information cannot be set (STATUS_NOT_SUPPORTED).
  */
 public final class SetInfo implements Command {
@@ -79,6 +82,12 @@ public final class SetInfo implements Command {
             }
             case FileInformationClass.FILE_POSITION -> o.position = SetInfoDecoder.int64(req.buffer(), "FilePositionInformation");
             case FileInformationClass.FILE_MODE -> o.mode = SetInfoDecoder.mode(req.buffer());
+            case FileInformationClass.FILE_FULL_EA -> {
+                // MS-FSCC 2.4.15: the EAs to set, an empty value removing one; FILE_WRITE_EA needed
+                List<FullEaInformation.Ea> eas = ExtendedAttributes.decode(req.buffer());
+                need(o, Access.FILE_WRITE_EA);
+                ExtendedAttributes.set(vfs, caller, o.handle(), eas);
+            }
             default -> throw new SmbException(NtStatus.INVALID_INFO_CLASS, "file class " + req.infoClass());
         }
         c.reply.length(Smb2SetInfo.write(c.reply.body(2)));
