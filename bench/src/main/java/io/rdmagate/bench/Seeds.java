@@ -8,11 +8,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * {@code bench/run seeds [DIR]}: records what real clients send to rdmagate, for the fuzz
+ * {@code bench/run seeds [DIR [smb|nfs]]}: records what real clients send to rdmagate, for the fuzz
  * campaigns' seed corpora under {@code DIR} (the repository; default the current directory):
  * smbclient's SMB2 requests into {@code smb-server/src/test/resources/seeds/smbclient}
- * ({@link io.rdmagate.bench.smb.SmbSeeds}) and libnfs's MOUNT and NFSv3 calls into
- * {@code nfs-rdma/src/test/resources/seeds/libnfs} ({@link io.rdmagate.bench.nfs.NfsSeeds}). Each
+ * ({@link io.rdmagate.bench.smb.SmbSeeds}), libnfs's MOUNT and NFSv3 calls into
+ * {@code nfs-rdma/src/test/resources/seeds/libnfs} and its NFSv4.0 COMPOUNDs into
+ * {@code seeds/libnfs-nfs4} beside it ({@link io.rdmagate.bench.nfs.NfsSeeds}); {@code smb} or
+ * {@code nfs} records only that one. Each
  * message is a file of its own, named by its order and what it is, beside an {@code index.txt}
  * listing them; the directories are replaced.
  */
@@ -23,11 +25,17 @@ public final class Seeds {
     public static void main(String[] args) throws Exception {
         Path repo = Path.of(args.length > 0 ? args[0] : "").toAbsolutePath().normalize();
         Path work = Files.createTempDirectory("rdmagate-seeds");
+        String only = args.length > 1 ? args[1] : "";
         try {
-            io.rdmagate.bench.smb.SmbSeeds.record(Files.createDirectories(work.resolve("smb")),
-                    repo.resolve("smb-server/src/test/resources/seeds/smbclient"));
-            io.rdmagate.bench.nfs.NfsSeeds.record(Files.createDirectories(work.resolve("nfs")),
-                    repo.resolve("nfs-rdma/src/test/resources/seeds/libnfs"));
+            if (!only.equals("nfs")) {
+                io.rdmagate.bench.smb.SmbSeeds.record(Files.createDirectories(work.resolve("smb")),
+                        repo.resolve("smb-server/src/test/resources/seeds/smbclient"));
+            }
+            if (!only.equals("smb")) {
+                io.rdmagate.bench.nfs.NfsSeeds.record(Files.createDirectories(work.resolve("nfs")),
+                        repo.resolve("nfs-rdma/src/test/resources/seeds/libnfs"),
+                        repo.resolve("nfs-rdma/src/test/resources/seeds/libnfs-nfs4"));
+            }
         } finally {
             try (var files = Files.walk(work)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -160,6 +160,50 @@ class Nfs4CompoundFuzzTest {
         assertTrue(outcome[1] > rounds / 20, "and many were refused by an operation: " + Arrays.toString(outcome));
     }
 
+    /**
+     * The COMPOUNDs libnfs's NFSv4.0 sent a real gateway ({@code bench/run seeds}: listings, a file
+     * written and read back): each is answered, and none is NFS4ERR_BADXDR, so the decoders take
+     * what a real NFSv4.0 client sends. Its filehandles and clientids are another server's: a
+     * COMPOUND that starts with PUTFH gets this export's root instead, so what follows runs; the
+     * stateful ones end NFS4ERR_STALE_CLIENTID or a stateid error. Then mutated, as the other
+     * campaigns are.
+     */
+    @Test
+    void everyCompoundLibnfsMadeIsAnsweredAndMutatedOnesToo() {
+        List<byte[]> recorded = new ArrayList<>();
+        byte[] root = NfsExports.wire(EXPORTS.all().get(0), FS.root());
+        for (byte[] call : NfsCallFuzzTest.recorded("libnfs-nfs4")) {
+            if (ByteBuffer.wrap(call).getInt(20) == PROC_COMPOUND) {
+                recorded.add(withHandle(call, root));
+            }
+        }
+        assertTrue(recorded.size() >= 20, "the corpus holds libnfs's COMPOUNDs: " + recorded.size());
+        java.util.Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+        for (byte[] call : recorded) {
+            int status = answered(call);
+            assertTrue(status >= 0, "answered: " + Arrays.toString(Arrays.copyOf(call, 24)));
+            assertNotEquals(NFS4ERR_BADXDR, status, "libnfs's arguments decode");
+            statuses.merge(status, 1, Integer::sum);
+        }
+        System.out.println("Nfs4CompoundFuzzTest: libnfs's " + recorded.size() + " NFSv4.0 COMPOUNDs end " + statuses);
+        assertTrue(statuses.getOrDefault(NFS4_OK, 0) >= 5, "its stateless ones run: " + statuses);
+        campaign("libnfs NFSv4.0 COMPOUNDs", 7531, (round, rnd) -> recorded.get(rnd.nextInt(recorded.size())));
+    }
+
+    /** {@code call} with {@code handle} in its first operation when that is a PUTFH of a handle of the same length. */
+    private static byte[] withHandle(byte[] call, byte[] handle) {
+        ByteBuffer b = ByteBuffer.wrap(call.clone());
+        int at = 24;
+        for (int i = 0; i < 2; i++) { // credential and verifier
+            at += 8 + ((b.getInt(at + 4) + 3) & ~3);
+        }
+        at += 4 + ((b.getInt(at) + 3) & ~3) + 8; // tag, minorversion, operation count
+        if (b.getInt(at) == OP_PUTFH && b.getInt(at + 4) == handle.length) {
+            b.put(at + 8, handle);
+        }
+        return b.array();
+    }
+
     /** SETCLIENTID and SETCLIENTID_CONFIRM: the confirmed clientid. */
     private static long setClientId(String id) {
         byte[] x = reply(compound(1, MINOR_VERSION_0, e -> {

@@ -144,18 +144,23 @@ class NfsCallFuzzTest {
 
     /** The seed corpus recorded from libnfs: whole RPC calls, one per file, in {@code index.txt}'s order. */
     private static List<byte[]> recordedCalls() {
+        return recorded("libnfs");
+    }
+
+    /** A corpus {@code bench/run seeds} recorded under {@code seeds/NAME}: whole RPC calls, in {@code index.txt}'s order. */
+    static List<byte[]> recorded(String name) {
         try {
-            java.nio.file.Path dir = java.nio.file.Path.of(NfsCallFuzzTest.class.getResource("/seeds/libnfs/index.txt")
+            java.nio.file.Path dir = java.nio.file.Path.of(NfsCallFuzzTest.class.getResource("/seeds/" + name + "/index.txt")
                     .toURI()).getParent();
             List<byte[]> out = new ArrayList<>();
-            for (String name : java.nio.file.Files.readAllLines(dir.resolve("index.txt"))) {
-                if (!name.isBlank()) {
-                    out.add(java.nio.file.Files.readAllBytes(dir.resolve(name)));
+            for (String file : java.nio.file.Files.readAllLines(dir.resolve("index.txt"))) {
+                if (!file.isBlank()) {
+                    out.add(java.nio.file.Files.readAllBytes(dir.resolve(file)));
                 }
             }
             return out;
         } catch (java.io.IOException | java.net.URISyntaxException e) {
-            throw new IllegalStateException("the libnfs seed corpus", e);
+            throw new IllegalStateException("the seed corpus " + name, e);
         }
     }
 

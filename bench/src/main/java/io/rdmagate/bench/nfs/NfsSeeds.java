@@ -12,15 +12,16 @@ import java.util.Random;
 
 /**
  * libnfs's command-line clients against rdmagate through a {@link RecordingProxy} on each of the
- * NFS and MOUNT ports: a listing, a recursive listing, a file written and read back, over NFSv3.
- * Their MOUNT and NFS calls become seeds named by program, version and procedure. (libnfs's
- * NFSv4 speaks minor version 0, which rdmagate does not serve.)
+ * NFS and MOUNT ports: a listing, a recursive listing, a file written and read back, over NFSv3;
+ * then the same over NFSv4.0 (libnfs's NFSv4), whose COMPOUNDs go to a corpus of their own.
+ * Calls become seeds named by program, version and procedure.
  */
 public final class NfsSeeds {
     private NfsSeeds() {
     }
 
-    public static void record(Path work, Path out) throws IOException, InterruptedException {
+    /** Records the MOUNT and NFSv3 calls into {@code out}, the NFSv4.0 COMPOUNDs into {@code out4}. */
+    public static void record(Path work, Path out, Path out4) throws IOException, InterruptedException {
         Path export = Files.createDirectories(work.resolve("export"));
         Files.createDirectories(export.resolve("dir"));
         Files.writeString(export.resolve("dir/hello.txt"), "hello from the seed recorder\n");
@@ -41,6 +42,20 @@ public final class NfsSeeds {
             List<RecordingProxy.Message> all = new ArrayList<>(mount.messages());
             all.addAll(nfs.messages());
             Seeds.write(out, all, NfsSeeds::name);
+        }
+        // NFSv4.0: no MOUNT; the path is walked from the pseudo-filesystem's root. Debian's libnfs
+        // fails its own NFSv4 WRITEs of about 3,950 bytes or more, so the file written is smaller.
+        Path small = Files.write(work.resolve("small.bin"), java.util.Arrays.copyOf(data, 3000));
+        try (ServerProcess s = Servers.rdmagate(Files.createDirectories(work.resolve("v4")), export);
+                RecordingProxy nfs = new RecordingProxy(s.nfs(), RecordingProxy.Framing.RPC_RECORD_MARKING)) {
+            String args = "?version=4&nfsport=" + nfs.port();
+            String base = "nfs://127.0.0.1" + s.mountPath();
+            Seeds.run(log, "nfs-ls", base + "/" + args);
+            Seeds.run(log, "nfs-ls", "-R", base + "/" + args);
+            Seeds.run(log, "nfs-cp", small.toString(), base + "/seed4.bin" + args);
+            Seeds.run(log, "nfs-cp", base + "/seed.bin" + args, work.resolve("back4.bin").toString());
+            Seeds.run(log, "nfs-cat", base + "/dir/hello.txt" + args);
+            Seeds.write(out4, nfs.messages(), NfsSeeds::name);
         }
     }
 

@@ -53,7 +53,7 @@ final class Servers {
                     # insecure: the bench's clients call from unreserved ports
                     clients: [{match: "*", rootSquash: false, secure: false%s}]
                 transports:
-                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d, versions: ["3", "4.1"]}
+                  nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d, versions: ["3", "4.0", "4.1"]}
                   rpcbind: {mode: off}
                   smb: {enabled: false}
                 """.formatted(dir.resolve("state"), export,
