@@ -295,8 +295,9 @@ nfs4 v42-rdma "proto=rdma,port=$RDMA_PORT" || rc=1
 export WORKLOAD_BIG_MIB=${WORKLOAD_BIG_MIB:-64}
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v41-tcp 10.0.2.100:/data "vers=4.1,proto=tcp,port=$NFS_PORT" || rc=1
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v41-rdma 10.0.2.100:/data "vers=4.1,proto=rdma,port=$RDMA_PORT" || rc=1
-# NFSv4.0 (SETCLIENTID, OPEN_CONFIRM, owner seqids; what macOS speaks), with the workload's locks
+# NFSv4.0 (SETCLIENTID, OPEN_CONFIRM, owner seqids; what macOS speaks), with the workload's locks, on both
 timeout 900 /job/workloads/nfs-workload.sh rdmagate-v40-tcp 10.0.2.100:/data "vers=4.0,proto=tcp,port=$NFS_PORT" || rc=1
+timeout 900 /job/workloads/nfs-workload.sh rdmagate-v40-rdma 10.0.2.100:/data "vers=4.0,proto=rdma,port=$RDMA_PORT" || rc=1
 
 coherence coherence-tcp "vers=3,proto=tcp,port=$NFS_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
 coherence coherence-rdma "vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp" || rc=1
