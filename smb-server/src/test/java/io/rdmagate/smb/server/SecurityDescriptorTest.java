@@ -74,7 +74,9 @@ class SecurityDescriptorTest {
         assertEquals(me, aces.get(0).getSid());
         assertEquals(0x00120081L, aces.get(0).getAccessMask());
 
-        try (File f = open("report.txt", AccessMask.FILE_READ_DATA)) {
+        // FileAllInformation needs FILE_READ_ATTRIBUTES as well (MS-FSA 2.1.5.11), which the DACL grants
+        try (File f = smb.share().openFile("report.txt", EnumSet.of(AccessMask.FILE_READ_DATA,
+                AccessMask.FILE_READ_ATTRIBUTES), null, SMB2ShareAccess.ALL, SMB2CreateDisposition.FILE_OPEN, null)) {
             assertEquals(3, f.getFileInformation().getStandardInformation().getEndOfFile());
         }
         SMBApiException denied = assertThrows(SMBApiException.class, () -> open("report.txt", AccessMask.FILE_WRITE_DATA));

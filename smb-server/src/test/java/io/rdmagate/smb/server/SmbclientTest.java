@@ -154,6 +154,15 @@ class SmbclientTest {
         assertTrue(!view.list().contains("Color"), "removed from the disk too");
     }
 
+    /** smbclient's allinfo shows a file's 8.3 name (FileAlternateNameInformation). */
+    @Test
+    void allinfoShowsTheEightDotThreeName() throws Exception {
+        Files.writeString(export.resolve("long file name.txt"), "x");
+        Result r = smbclient("//127.0.0.1/data", "-m", "SMB3", "-c", "allinfo \"long file name.txt\"");
+        assertEquals(0, r.exit(), r.out());
+        assertTrue(r.out().contains("altname: LONGF~YW.TXT"), r.out());
+    }
+
     @Test
     void readOnlyShareRefusesWrites() throws Exception {
         Files.writeString(local.resolve("up.txt"), "x");

@@ -81,15 +81,9 @@ public final class DirectoryInfoEncoder {
             }
             switch (infoClass) {
                 case FileInformationClass.FILE_ID_FULL_DIRECTORY -> b.putInt(at + 68, 0).putLong(at + 72, f.fileId());
-                case FileInformationClass.FILE_BOTH_DIRECTORY -> {
-                    for (int i = 68; i < 94; i++) {
-                        b.put(at + i, (byte) 0);
-                    }
-                }
+                case FileInformationClass.FILE_BOTH_DIRECTORY -> shortName(at, name, 94);
                 case FileInformationClass.FILE_ID_BOTH_DIRECTORY -> {
-                    for (int i = 68; i < 96; i++) {
-                        b.put(at + i, (byte) 0);
-                    }
+                    shortName(at, name, 96);
                     b.putLong(at + 96, f.fileId());
                 }
                 default -> {
@@ -101,6 +95,20 @@ public final class DirectoryInfoEncoder {
         end = at + h + n.length;
         count++;
         return true;
+    }
+
+    /**
+     * ShortNameLength, Reserved and ShortName (24 bytes) of the Both classes, zero up to {@code to}:
+     * the name's 8.3 name ({@link ShortNames}), none for a name that is one already and for "." and "..".
+     */
+    private void shortName(int at, String name, int to) {
+        for (int i = 68; i < to; i++) {
+            b.put(at + i, (byte) 0);
+        }
+        if (!name.equals(".") && !name.equals("..") && !ShortNames.isShort(name)) {
+            byte[] s = ShortNames.of(name).getBytes(StandardCharsets.UTF_16LE);
+            b.put(at + 68, (byte) s.length).put(at + 70, s);
+        }
     }
 
     public int count() {

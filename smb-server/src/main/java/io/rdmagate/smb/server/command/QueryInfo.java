@@ -7,6 +7,7 @@ import io.rdmagate.smb.msfscc.FileInfo;
 import io.rdmagate.smb.msfscc.FileInfoEncoder;
 import io.rdmagate.smb.msfscc.FileInformationClass;
 import io.rdmagate.smb.msfscc.FullEaInformation;
+import io.rdmagate.smb.msfscc.ShortNames;
 import io.rdmagate.smb.mssmb2.Smb2DecodeException;
 import io.rdmagate.smb.mssmb2.Smb2QueryInfo;
 import io.rdmagate.smb.server.Command;
@@ -27,7 +28,7 @@ import java.util.List;
 
 /**
  * QUERY_INFO (MS-SMB2 3.3.5.20): file classes (basic, standard, internal, EA, full EA, access, position,
- * mode, alignment, all, name, network open, attribute tag, stream, compression), filesystem classes
+ * mode, alignment, all, name, alternate (8.3) name, network open, attribute tag, stream, compression), filesystem classes
  * (volume, size, full size, device, attribute, sector size, object id), and a security descriptor
  * derived from the owner, group and mode bits. Quotas are not supported.
  */
@@ -116,6 +117,9 @@ public final class QueryInfo implements Command {
         if (fixed > 0 && max < fixed || fixed < 0 && max < 8) {
             throw new SmbException(NtStatus.INFO_LENGTH_MISMATCH, "OutputBufferLength " + max + " for class " + cls);
         }
+        if (o.pipe() == null && readsAttributes(cls) && !o.can(Access.FILE_READ_ATTRIBUTES)) {
+            throw new SmbException(NtStatus.ACCESS_DENIED, "file class " + cls + " without FILE_READ_ATTRIBUTES");
+        }
         FileInfo f;
         if (o.pipe() != null) {
             f = new FileInfo(0, 0, 0, 0, 4096, 0, 0x80, 0, 1, false, false);
@@ -134,12 +138,28 @@ public final class QueryInfo implements Command {
             case FileInformationClass.FILE_ALIGNMENT -> d.putInt(0);
             case FileInformationClass.FILE_ALL -> FileInfoEncoder.all(d, f, eaSize(c, o), o.access(), o.position, o.mode, name);
             case FileInformationClass.FILE_NAME, FileInformationClass.FILE_NORMALIZED_NAME -> FileInfoEncoder.name(d, name);
+            case FileInformationClass.FILE_ALTERNATE_NAME -> {
+                // MS-FSCC 2.4.5: the 8.3 name of the last component; the share's root has none
+                if (o.path.isEmpty() || o.pipe() != null) {
+                    throw new SmbException(NtStatus.OBJECT_NAME_NOT_FOUND, "no 8.3 name");
+                }
+                FileInfoEncoder.name(d, ShortNames.of(o.path.substring(o.path.lastIndexOf('\\') + 1)));
+            }
             case FileInformationClass.FILE_NETWORK_OPEN -> FileInfoEncoder.networkOpen(d, f);
             case FileInformationClass.FILE_ATTRIBUTE_TAG -> FileInfoEncoder.attributeTag(d, f);
             case FileInformationClass.FILE_STREAM -> FileInfoEncoder.stream(d, f);
             case FileInformationClass.FILE_COMPRESSION -> FileInfoEncoder.compression(d, f);
             default -> throw new SmbException(NtStatus.INVALID_INFO_CLASS, "file class " + cls);
         }
+    }
+
+    /**
+     * MS-FSA 2.1.5.11: the classes that report the times and attributes need FILE_READ_ATTRIBUTES on
+     * the open (Basic, All, NetworkOpen, AttributeTag); the others any open may ask.
+     */
+    private static boolean readsAttributes(int cls) {
+        return cls == FileInformationClass.FILE_BASIC || cls == FileInformationClass.FILE_ALL
+                || cls == FileInformationClass.FILE_NETWORK_OPEN || cls == FileInformationClass.FILE_ATTRIBUTE_TAG;
     }
 
     private static int eaSize(Ctx c, Open o) throws VfsException {
