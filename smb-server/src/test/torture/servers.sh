@@ -5,6 +5,14 @@
 rd_port=${RD_PORT:-10545}
 samba_port=${SAMBA_PORT:-10546}
 password=Secret-123
+# Samba is configured as a Windows-heavy site runs it (acl_xattr, streams_xattr): without those
+# modules its share does not start and every Samba count would read as a failure
+for m in acl_xattr streams_xattr; do
+  if ! ls /usr/lib/*/samba/vfs/$m.so >/dev/null 2>&1; then
+    echo "servers.sh: Samba's vfs module $m is missing: apt-get install samba-vfs-modules" >&2
+    exit 1
+  fi
+done
 
 # with -am every module writes the file; smb-server, last in the reactor, writes it last
 ./mvnw -q -o -pl smb-server -am test-compile dependency:build-classpath -Dmdep.outputFile="$work/cp" \

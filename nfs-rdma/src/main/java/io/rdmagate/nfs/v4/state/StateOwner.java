@@ -33,7 +33,7 @@ public final class StateOwner {
     private int pending;
     private Reply reply;
     /** An open-owner's first open is confirmed by OPEN_CONFIRM before it may be used (§16.16.5). */
-    boolean confirmed;
+    volatile boolean confirmed;
     /** The opens (open-owner) or lock states (lock-owner) that name this owner now; under the state's monitor. */
     int states;
     /** When it last ran a request or held state, for the laundromat. */
