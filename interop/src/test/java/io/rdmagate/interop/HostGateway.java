@@ -151,11 +151,22 @@ public final class HostGateway implements AutoCloseable {
                 """.formatted(name, io.rdmagate.gateway.users.NtHash.of(password.toCharArray()));
     }
 
-    /** A TCP port on 127.0.0.1 that nothing listens on now, for a listener or a forward. */
+    /** Ports {@link #freePort} has handed out in this run: the kernel may offer a closed one again. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A TCP port on 127.0.0.1 that nothing listens on now, for a listener or a forward, and that no
+     * earlier call of this run returned (two listeners of one configuration once got the same port).
+     */
     public static int freePort() throws IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        for (int tries = 0; tries < 1000; tries++) {
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                if (HANDED_OUT.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
+        throw new IOException("no free port that was not handed out already");
     }
 
     public int httpPort() {
