@@ -123,6 +123,7 @@ public final class NfsServer implements AutoCloseable {
         private int nsmPort = -1;
         private Rpcbind rpcbindMode = Rpcbind.OFF;
         private int rpcbindPort;
+        private int rpcbindMappings = RpcbindRegistry.DEFAULT_MAX_MAPPINGS;
         private Function<NfsExports, Nlm> nlmFactory;
         private io.rdmagate.rdma.RdmaDevice rdmaDevice;
         private io.rdmagate.rdma.RdmaResources rdmaResources;
@@ -207,6 +208,12 @@ public final class NfsServer implements AutoCloseable {
             return this;
         }
 
+        /** The registrations the embedded rpcbind keeps (RpcbindRegistry). */
+        public Builder rpcbindMappings(int max) {
+            this.rpcbindMappings = max;
+            return this;
+        }
+
         /** Serves NLM and NSM with what the factory builds (see io.rdmagate.nfs.nlm.NlmService). */
         public Builder nlm(Function<NfsExports, Nlm> factory) {
             this.nlmFactory = factory;
@@ -256,7 +263,8 @@ public final class NfsServer implements AutoCloseable {
     private void startAll(Builder b) throws IOException {
         switch (b.rpcbindMode) {
             case EMBEDDED -> {
-                rpcbind = RpcbindServer.start(b.address, b.rpcbindPort, new RpcbindRegistry(), null, b.limits);
+                rpcbind = RpcbindServer.start(b.address, b.rpcbindPort, new RpcbindRegistry(b.rpcbindMappings), null,
+                        b.limits);
                 listeners.add(new Listener("rpcbind", rpcbind.tcpAddress()));
                 advertiser = PortAdvertiser.embedded(rpcbind.registry());
             }

@@ -98,6 +98,7 @@ public final class NfsService implements ProtocolService {
                 .ports(port(plan, ListenerKind.NFS), port(plan, ListenerKind.MOUNT), port(plan, ListenerKind.NLM),
                         port(plan, ListenerKind.NSM))
                 .rpcbind(mode, Math.max(0, port(plan, ListenerKind.RPCBIND)))
+                .rpcbindMappings(context.config().transports().rpcbind().maxMappings())
                 .nlm(NlmService::new)
                 .gss(gss(context))
                 .start();

@@ -1,5 +1,6 @@
 package io.rdmagate.nfs;
 
+import io.rdmagate.oncrpc.rpc.CallMutator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -452,13 +452,14 @@ public final class ConfigParser {
                 throw rpc.error(modeLine, "rpcbind.mode must be auto, embedded, system or off, found '"
                         + mode.toLowerCase(Locale.ROOT) + "'");
             }
-            rpc.finish("port", "mode");
+            int maxMappings = (int) rpc.integer("maxMappings", TransportsConfig.Rpcbind.DEFAULT_MAX_MAPPINGS, 16, 1 << 20);
+            rpc.finish("port", "mode", "maxMappings");
             YamlMap smb = m.map("smb");
             var smbT = new TransportsConfig.Smb(smb.bool("enabled", true), address(smb, "transports.smb", null),
                     smb.port("port", 445), smb.port("directPort", 5445), smbDirect(smb.map("direct")));
             smb.finish("enabled", "address", "port", "directPort", "direct");
             m.finish("nfs", "rpcbind", "smb");
-            return new TransportsConfig(nfsT, new TransportsConfig.Rpcbind(rpcPort, rpcMode), smbT);
+            return new TransportsConfig(nfsT, new TransportsConfig.Rpcbind(rpcPort, rpcMode, maxMappings), smbT);
         }
 
         /**

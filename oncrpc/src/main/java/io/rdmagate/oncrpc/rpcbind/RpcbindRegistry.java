@@ -8,12 +8,31 @@ import java.util.List;
  * §2.2.1: SET fails if it is); UNSET removes every netid of a version. Lookups take the exact
  * version first and, unless asked for exactly that version, any version of the program on that
  * netid (as rpcbind's find_service does, so a client learns where to get PROG_MISMATCH).
- * Thread-safe.
+ * At most {@code maxMappings} registrations are kept: a SET beyond them fails, as a SET of a
+ * version already registered does (SET comes only from the host itself, but any local process
+ * may send it). Thread-safe.
  */
 public final class RpcbindRegistry {
+    public static final int DEFAULT_MAX_MAPPINGS = 1024;
+
     private final List<Mapping> mappings = new ArrayList<>();
+    private final int maxMappings;
+
+    public RpcbindRegistry() {
+        this(DEFAULT_MAX_MAPPINGS);
+    }
+
+    public RpcbindRegistry(int maxMappings) {
+        if (maxMappings < 1) {
+            throw new IllegalArgumentException("maxMappings must be at least 1");
+        }
+        this.maxMappings = maxMappings;
+    }
 
     public synchronized boolean set(Mapping m) {
+        if (mappings.size() >= maxMappings) {
+            return false;
+        }
         for (Mapping x : mappings) {
             if (x.program() == m.program() && x.version() == m.version() && x.netid().equals(m.netid())) {
                 return false;

@@ -56,9 +56,17 @@ public record TransportsConfig(Nfs nfs, Rpcbind rpcbind, Smb smb) {
     /**
      * The portmapper NFSv3 clients ask for the MOUNT, NLM and NSM ports. {@code auto} uses the
      * system's rpcbind when one answers on the host, else runs the embedded one.
+     *
+     * @param maxMappings registrations the embedded rpcbind keeps; a SET beyond them fails
      */
-    public record Rpcbind(Port port, Mode mode) {
+    public record Rpcbind(Port port, Mode mode, int maxMappings) {
+        public static final int DEFAULT_MAX_MAPPINGS = 1024;
+
         public enum Mode { AUTO, EMBEDDED, SYSTEM, OFF }
+
+        public Rpcbind(Port port, Mode mode) {
+            this(port, mode, DEFAULT_MAX_MAPPINGS);
+        }
     }
 
     /**

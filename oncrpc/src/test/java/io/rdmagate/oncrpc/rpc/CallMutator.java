@@ -1,4 +1,4 @@
-package io.rdmagate.nfs;
+package io.rdmagate.oncrpc.rpc;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -7,13 +7,13 @@ import java.util.Random;
 /**
  * The structure-aware mutations the RPC fuzz campaigns apply to a valid message: one to three of
  * a bit flip, a small value (discriminants, booleans, counts), any value, a length near 2^32 over
- * a word, a truncation, trailing bytes.
+ * a word, a truncation, trailing bytes. Shared with the NFS modules' campaigns (oncrpc's test jar).
  */
-final class CallMutator {
+public final class CallMutator {
     private CallMutator() {
     }
 
-    static byte[] mutate(byte[] message, Random rnd) {
+    public static byte[] mutate(byte[] message, Random rnd) {
         byte[] m = message.clone();
         int mutations = 1 + rnd.nextInt(3);
         for (int k = 0; k < mutations && m.length > 0; k++) {
