@@ -295,17 +295,7 @@ public final class SmbDirectConnection {
      * server cannot serve (another version, sizes below the spec's minimums) ends the connection.
      */
     void negotiate(NegotiateRequest req, int length) {
-        String bad = req == null ? "Negotiate Request of " + length + " bytes"
-                : req.minVersion() > VERSION || req.maxVersion() < VERSION
-                        ? "versions 0x" + Integer.toHexString(req.minVersion()) + "-0x" + Integer.toHexString(req.maxVersion())
-                        : req.creditsRequested() == 0 ? "CreditsRequested 0"
-                        : Integer.toUnsignedLong(req.maxReceiveSize()) < SmbDirectOptions.MIN_RECEIVE_SIZE
-                                ? "MaxReceiveSize " + Integer.toUnsignedLong(req.maxReceiveSize())
-                        : Integer.toUnsignedLong(req.maxFragmentedSize()) < SmbDirectOptions.MIN_FRAGMENTED_SIZE
-                                ? "MaxFragmentedSize " + Integer.toUnsignedLong(req.maxFragmentedSize())
-                        : Integer.toUnsignedLong(req.preferredSendSize()) < SmbDirectOptions.MIN_RECEIVE_SIZE
-                                ? "PreferredSendSize " + Integer.toUnsignedLong(req.preferredSendSize())
-                        : null;
+        String bad = refusal(req, length);
         if (bad != null) {
             server.refusedNegotiation();
             close("Negotiate Request refused: " + bad);
@@ -330,6 +320,24 @@ public final class SmbDirectConnection {
         u.opened(this);
         LOG.debug("SMB Direct connection {} from {} negotiated: send {}, receive {}, fragmented {}", id, remote,
                 sendSize, options.maxReceiveSize(), peerMaxFragmented);
+    }
+
+    /**
+     * Why a Negotiate Request of {@code length} bytes is refused (MS-SMBD 3.1.5.6: no common
+     * version, no credits asked, sizes below the minimums), or null when it is taken.
+     */
+    static String refusal(NegotiateRequest req, int length) {
+        return req == null ? "Negotiate Request of " + length + " bytes"
+                : req.minVersion() > VERSION || req.maxVersion() < VERSION
+                        ? "versions 0x" + Integer.toHexString(req.minVersion()) + "-0x" + Integer.toHexString(req.maxVersion())
+                        : req.creditsRequested() == 0 ? "CreditsRequested 0"
+                        : Integer.toUnsignedLong(req.maxReceiveSize()) < SmbDirectOptions.MIN_RECEIVE_SIZE
+                                ? "MaxReceiveSize " + Integer.toUnsignedLong(req.maxReceiveSize())
+                        : Integer.toUnsignedLong(req.maxFragmentedSize()) < SmbDirectOptions.MIN_FRAGMENTED_SIZE
+                                ? "MaxFragmentedSize " + Integer.toUnsignedLong(req.maxFragmentedSize())
+                        : Integer.toUnsignedLong(req.preferredSendSize()) < SmbDirectOptions.MIN_RECEIVE_SIZE
+                                ? "PreferredSendSize " + Integer.toUnsignedLong(req.preferredSendSize())
+                        : null;
     }
 
     /** A whole message in receive buffer {@code k}: up to the upper layer, the receive posted again on release. */

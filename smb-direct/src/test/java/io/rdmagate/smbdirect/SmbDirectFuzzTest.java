@@ -2,12 +2,14 @@ package io.rdmagate.smbdirect;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.rdmagate.rdma.RdmaDevice;
 import io.rdmagate.rdma.RdmaResources;
 import io.rdmagate.rdma.loopback.LoopbackFabric;
 import io.rdmagate.smbdirect.client.SmbDirectClient;
+import io.rdmagate.smbdirect.message.DataTransfer;
 import io.rdmagate.smbdirect.message.NegotiateRequest;
 import io.rdmagate.vfs.memory.IoMemoryPool;
 import io.rdmagate.vfs.memory.PayloadCopies;
@@ -105,6 +107,65 @@ class SmbDirectFuzzTest {
         pool.close();
         rdma.close();
         clientDevice.close();
+    }
+
+    /**
+     * The same mutations, 100 times as many, read in memory by the parsers the receive path uses:
+     * {@link NegotiateRequest#decode} with the server's acceptance rules, and {@link DataTransfer#check}.
+     * A request taken names version 0x0100 among its versions, asks for credits and offers sizes
+     * at or above the spec's minimums; a data transfer message taken has its data inside the bytes
+     * received, at an offset past the header and 8-aligned, so the slice the server hands up exists.
+     */
+    @Test
+    void mutatedMessagesReadInMemoryKeepEveryPromise() {
+        long rounds = 100L * ROUNDS;
+        Random rnd = new Random(0x5D1EC8L);
+        long[] negotiate = new long[2];
+        long[] transfer = new long[3];
+        long t0 = System.nanoTime();
+        for (long round = 0; round < rounds; round++) {
+            if (round % 3 == 0) {
+                byte[] m = mutatedNegotiate(rnd);
+                NegotiateRequest req = NegotiateRequest.decode(ByteBuffer.wrap(m), m.length);
+                String bad = SmbDirectConnection.refusal(req, m.length);
+                if (bad == null) {
+                    negotiate[0]++;
+                    if (m.length < NegotiateRequest.SIZE || req.minVersion() > 0x0100 || req.maxVersion() < 0x0100
+                            || req.creditsRequested() == 0
+                            || Integer.toUnsignedLong(req.maxReceiveSize()) < SmbDirectOptions.MIN_RECEIVE_SIZE
+                            || Integer.toUnsignedLong(req.preferredSendSize()) < SmbDirectOptions.MIN_RECEIVE_SIZE
+                            || Integer.toUnsignedLong(req.maxFragmentedSize()) < SmbDirectOptions.MIN_FRAGMENTED_SIZE) {
+                        throw new AssertionError("round " + round + ": took " + req);
+                    }
+                } else {
+                    negotiate[1]++;
+                }
+            } else {
+                byte[] b = mutatedDataTransfer(rnd);
+                ByteBuffer m = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+                if (DataTransfer.check(m, b.length) != null) {
+                    transfer[2]++;
+                    continue;
+                }
+                long length = DataTransfer.dataLength(m);
+                if (length == 0) {
+                    transfer[0]++;
+                    continue;
+                }
+                long offset = DataTransfer.dataOffset(m);
+                if (offset < DataTransfer.DATA_OFFSET || offset % 8 != 0 || offset + length > b.length) {
+                    throw new AssertionError("round " + round + ": took DataOffset " + offset + " DataLength " + length
+                            + " in " + b.length + " bytes");
+                }
+                assertEquals(length, m.slice((int) offset, (int) length).remaining());
+                transfer[1]++;
+            }
+        }
+        assertNotEquals(0, negotiate[0], "some Negotiate Requests are taken");
+        assertNotEquals(0, transfer[1], "some data transfer messages with data are taken");
+        System.out.printf("SMB Direct fuzz in memory: %d messages in %.1f s: Negotiate Requests %d taken, %d refused;"
+                + " data transfer messages %d with data taken, %d without data, %d refused%n", rounds,
+                (System.nanoTime() - t0) / 1e9, negotiate[0], negotiate[1], transfer[1], transfer[0], transfer[2]);
     }
 
     private static int edge(Random rnd) {

@@ -15,7 +15,9 @@ public final class LoopbackFabric {
     public static final DeviceLimits DEFAULT_LIMITS = new DeviceLimits(1024, 1024, 8, 16, 16, 1L << 30, 196);
 
     private final Map<InetSocketAddress, LoopbackListener> listeners = new ConcurrentHashMap<>();
-    private final AtomicInteger nextPort = new AtomicInteger(40000);
+    /** Ports handed out, from 40000 up and round again, as an OS reuses its ephemeral range. */
+    private static final int FIRST_PORT = 40000;
+    private final AtomicInteger nextPort = new AtomicInteger();
 
     public LoopbackDevice device(String name) {
         return new LoopbackDevice(name, this, DEFAULT_LIMITS);
@@ -27,7 +29,7 @@ public final class LoopbackFabric {
 
     InetSocketAddress bind(InetSocketAddress requested, LoopbackListener l) {
         InetSocketAddress a = requested.getPort() == 0
-                ? new InetSocketAddress(requested.getAddress(), nextPort.getAndIncrement()) : requested;
+                ? new InetSocketAddress(requested.getAddress(), nextPort()) : requested;
         if (listeners.putIfAbsent(a, l) != null) {
             return null;
         }
@@ -43,6 +45,10 @@ public final class LoopbackFabric {
     }
 
     InetSocketAddress ephemeral(InetSocketAddress near) {
-        return new InetSocketAddress(near.getAddress(), nextPort.getAndIncrement());
+        return new InetSocketAddress(near.getAddress(), nextPort());
+    }
+
+    private int nextPort() {
+        return FIRST_PORT + Math.floorMod(nextPort.getAndIncrement(), 65536 - FIRST_PORT);
     }
 }

@@ -57,6 +57,15 @@ final class ReceivePathHarness implements AutoCloseable {
         return qp.state();
     }
 
+    /**
+     * Makes the harness ready for another stream: the region and its guards filled again. The
+     * device, protection domain, queues and region are kept; each {@link #run} builds a fresh
+     * queue pair, as each connection has its own.
+     */
+    void reset() {
+        whole.fill(GUARD);
+    }
+
     /** The registered region's bytes. */
     byte[] placed() {
         return whole.asSlice(PAGE, PAGE).toArray(ValueLayout.JAVA_BYTE);
