@@ -40,9 +40,14 @@ public final class RecordingProxy implements AutoCloseable {
     private int connections;
 
     public RecordingProxy(InetSocketAddress upstream, Framing framing) throws IOException {
+        this(0, upstream, framing);
+    }
+
+    /** A proxy listening on 127.0.0.1's {@code port} (0: any free port). */
+    public RecordingProxy(int port, InetSocketAddress upstream, Framing framing) throws IOException {
         this.upstream = upstream;
         this.framing = framing;
-        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.listener = new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
         Thread.ofPlatform().daemon().name("recording-proxy-" + listener.getLocalPort()).start(this::accept);
     }
 

@@ -191,15 +191,85 @@ class Nfs4CompoundFuzzTest {
         campaign("libnfs NFSv4.0 COMPOUNDs", 7531, (round, rnd) -> recorded.get(rnd.nextInt(recorded.size())));
     }
 
-    /** {@code call} with {@code handle} in its first operation when that is a PUTFH of a handle of the same length. */
-    private static byte[] withHandle(byte[] call, byte[] handle) {
-        ByteBuffer b = ByteBuffer.wrap(call.clone());
+    /**
+     * The COMPOUNDs the Linux kernel client sent a real gateway over NFSv4.0, 4.1 and 4.2
+     * ({@code interop/lab/lab.sh seeds}: the common workload, NFSv4.2's features, mount and
+     * unmount): each is answered, none NFS4ERR_BADXDR, so the decoders take what the kernel sends.
+     * A COMPOUND that starts with SEQUENCE is sent on this test's live session at its slot's next
+     * sequence id, and a PUTFH first (or right after SEQUENCE) gets this export's root, so what
+     * follows runs; session and client management of the recording server's ids end in a state
+     * error. Then mutated, as the other campaigns are.
+     */
+    @Test
+    void everyCompoundTheKernelClientMadeIsAnsweredAndMutatedOnesToo() {
+        byte[] root = NfsExports.wire(EXPORTS.all().get(0), FS.root());
+        List<byte[]> recorded = new ArrayList<>();
+        for (byte[] call : NfsCallFuzzTest.recorded("kernel-nfs4")) {
+            if (ByteBuffer.wrap(call).getInt(20) == PROC_COMPOUND) {
+                recorded.add(withHandle(call, root));
+            }
+        }
+        assertTrue(recorded.size() >= 40, "the corpus holds the kernel's COMPOUNDs: " + recorded.size());
+        byte[][] session = {establish()};
+        java.util.function.UnaryOperator<byte[]> onSession = call -> {
+            if (SERVER.state().sessionSlotSeqid(session[0], 0) == 0) { // a mutated round destroyed it
+                session[0] = establish();
+            }
+            return inSession(call, session[0], SERVER.state().sessionSlotSeqid(session[0], 0) + 1);
+        };
+        java.util.Map<String, Integer> statuses = new java.util.TreeMap<>();
+        for (byte[] call : recorded) {
+            int status = answered(onSession.apply(call));
+            assertTrue(status >= 0, "answered: " + Arrays.toString(Arrays.copyOf(call, 24)));
+            assertNotEquals(NFS4ERR_BADXDR, status, "the kernel's arguments decode");
+            statuses.merge("v4." + minorVersion(call) + " " + status, 1, Integer::sum);
+        }
+        System.out.println("Nfs4CompoundFuzzTest: the kernel's " + recorded.size() + " COMPOUNDs end " + statuses);
+        for (int minor = 0; minor <= 2; minor++) {
+            String v = "v4." + minor + " " + NFS4_OK;
+            assertTrue(statuses.getOrDefault(v, 0) >= 5, "NFSv4." + minor + "'s COMPOUNDs run: " + statuses);
+        }
+        campaign("kernel COMPOUNDs", 8276, (round, rnd) -> onSession.apply(recorded.get(rnd.nextInt(recorded.size()))));
+    }
+
+    private static int minorVersion(byte[] call) {
+        return ByteBuffer.wrap(call).getInt(compoundArgs(call) - 8);
+    }
+
+    /** Where a COMPOUND call's first operation starts: after credential, verifier, tag, minorversion and count. */
+    private static int compoundArgs(byte[] call) {
+        ByteBuffer b = ByteBuffer.wrap(call);
         int at = 24;
         for (int i = 0; i < 2; i++) { // credential and verifier
             at += 8 + ((b.getInt(at + 4) + 3) & ~3);
         }
-        at += 4 + ((b.getInt(at) + 3) & ~3) + 8; // tag, minorversion, operation count
-        if (b.getInt(at) == OP_PUTFH && b.getInt(at + 4) == handle.length) {
+        return at + 4 + ((b.getInt(at) + 3) & ~3) + 8;
+    }
+
+    /**
+     * {@code call} on {@code session}, slot 0 at {@code seqid}, when its first operation is
+     * SEQUENCE (RFC 8881 §18.46: session id, sequence id, slot, highest slot, cachethis).
+     */
+    private static byte[] inSession(byte[] call, byte[] session, int seqid) {
+        int at = compoundArgs(call);
+        ByteBuffer b = ByteBuffer.wrap(call.clone());
+        if (b.getInt(at) == OP_SEQUENCE && at + 4 + 32 <= call.length) {
+            b.put(at + 4, session).putInt(at + 20, seqid).putInt(at + 24, 0).putInt(at + 28, 0);
+        }
+        return b.array();
+    }
+
+    /**
+     * {@code call} with {@code handle} in its first operation, or the one after a leading
+     * SEQUENCE, when that is a PUTFH of a handle of the same length.
+     */
+    private static byte[] withHandle(byte[] call, byte[] handle) {
+        ByteBuffer b = ByteBuffer.wrap(call.clone());
+        int at = compoundArgs(call);
+        if (b.getInt(at) == OP_SEQUENCE && b.getInt(at - 4) > 1) {
+            at += 4 + 32; // the PUTFH after SEQUENCE
+        }
+        if (at + 8 + handle.length <= call.length && b.getInt(at) == OP_PUTFH && b.getInt(at + 4) == handle.length) {
             b.put(at + 8, handle);
         }
         return b.array();

@@ -59,7 +59,12 @@ public final class NfsSeeds {
         }
     }
 
-    private static String name(byte[] m) {
+    /**
+     * A call's name: {@code PROGRAM-vVERSION-procPROC}; an NFSv4 COMPOUND's is
+     * {@code nfs-v4.MINOR} and its operations up to the first that is not SEQUENCE, PUTFH or
+     * PUTROOTFH ({@code nfs-v4.1-op53-op22-op9}: SEQUENCE, PUTFH, GETATTR).
+     */
+    public static String name(byte[] m) {
         ByteBuffer b = ByteBuffer.wrap(m);
         if (m.length < 24 || b.getInt(4) != 0) {
             return "other";
@@ -69,6 +74,48 @@ public final class NfsSeeds {
             case 100005 -> "mount";
             default -> Integer.toString(b.getInt(12));
         };
+        if (b.getInt(12) == 100003 && b.getInt(16) == 4 && b.getInt(20) == 1) {
+            String ops = compound(b);
+            if (ops != null) {
+                return ops;
+            }
+        }
         return program + "-v" + b.getInt(16) + "-proc" + b.getInt(20);
+    }
+
+    /** RFC 5531 §9 credential and verifier, then COMPOUND4args (RFC 8881 §16.2.1); null if cut. */
+    private static String compound(ByteBuffer b) {
+        int at = 24;
+        for (int i = 0; i < 2; i++) { // credential, verifier: flavor, length, body padded to 4
+            if (at + 8 > b.limit() || b.getInt(at + 4) < 0 || b.getInt(at + 4) > 400) {
+                return null;
+            }
+            at += 8 + (b.getInt(at + 4) + 3 & ~3);
+        }
+        if (at + 4 > b.limit() || b.getInt(at) < 0 || b.getInt(at) > 1024) {
+            return null;
+        }
+        at += 4 + (b.getInt(at) + 3 & ~3); // tag
+        if (at + 12 > b.limit()) {
+            return null;
+        }
+        int minor = b.getInt(at);
+        int count = b.getInt(at + 4);
+        StringBuilder name = new StringBuilder("nfs-v4." + minor);
+        at += 8;
+        // the operations up to the first that is not SEQUENCE, PUTFH or PUTROOTFH, whose arguments are skipped
+        for (int i = 0; i < count && i < 4 && at + 4 <= b.limit(); i++) {
+            int op = b.getInt(at);
+            name.append("-op").append(op);
+            at += 4;
+            if (op == 53) { // SEQUENCE4args: session id, sequence id, slot, highest slot, cachethis
+                at += 32;
+            } else if (op == 22 && at + 4 <= b.limit() && b.getInt(at) >= 0 && b.getInt(at) <= 128) { // PUTFH
+                at += 4 + (b.getInt(at) + 3 & ~3);
+            } else if (op != 24) { // PUTROOTFH has none
+                break;
+            }
+        }
+        return name.toString();
     }
 }

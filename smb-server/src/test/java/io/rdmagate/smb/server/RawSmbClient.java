@@ -90,6 +90,8 @@ final class RawSmbClient implements AutoCloseable {
     final BlockingQueue<ByteBuffer> breaks = new LinkedBlockingQueue<>();
     /** MessageIds answered STATUS_PENDING first (MS-SMB2 3.3.4.2). */
     final java.util.Set<Long> interim = ConcurrentHashMap.newKeySet();
+    /** Futures of {@link #sendAnswered}, completed by an interim response if one comes first. */
+    private final Map<Long, CompletableFuture<ByteBuffer>> interimWaiters = new ConcurrentHashMap<>();
     volatile Consumer<ByteBuffer> onBreak;
     long sessionId;
     int treeId;
@@ -144,6 +146,10 @@ final class RawSmbClient implements AutoCloseable {
                 }
                 if (Smb2Header.isAsync(m) && Smb2Header.status(m) == NtStatus.PENDING) {
                     interim.add(mid);
+                    CompletableFuture<ByteBuffer> w = interimWaiters.remove(mid);
+                    if (w != null) {
+                        w.complete(m);
+                    }
                     continue;
                 }
                 CompletableFuture<ByteBuffer> f = pending.remove(mid);
@@ -182,6 +188,24 @@ final class RawSmbClient implements AutoCloseable {
         }
         frames.write(m.array(), m.limit());
         return f;
+    }
+
+    /**
+     * As {@link #send(int, ByteBuffer)}, the future completing with the first answer: the
+     * response, or the interim STATUS_PENDING of a request the server goes on with asynchronously
+     * (MS-SMB2 3.3.4.2: a blocking lock, a change notification).
+     */
+    CompletableFuture<ByteBuffer> sendAnswered(int command, ByteBuffer m) throws IOException {
+        CompletableFuture<ByteBuffer> first = new CompletableFuture<>();
+        interimWaiters.put(nextMid.get(), first);
+        send(command, m).whenComplete((r, e) -> {
+            if (e != null) {
+                first.completeExceptionally(e);
+            } else {
+                first.complete(r);
+            }
+        });
+        return first;
     }
 
     /** Sends {@code message} as one frame, as it is (no header field filled in). */

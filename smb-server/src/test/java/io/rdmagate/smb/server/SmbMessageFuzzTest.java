@@ -27,13 +27,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /**
  * SMB2 requests from a hostile client, over TCP to the real server: fixed-seed, structure-aware
  * mutation campaigns over requests recorded from a working session (NEGOTIATE with SMB 3.1.1
  * negotiate contexts, SESSION_SETUP with NTLMSSP, and, on an authenticated tree, CREATE with
  * create contexts, READ, WRITE, LOCK, QUERY_INFO, SET_INFO, QUERY_DIRECTORY, IOCTL, FLUSH, ECHO,
- * lease and oplock acknowledgments). Whatever arrives, the server answers with a status or closes
+ * lease and oplock acknowledgments), and over what real clients sent a gateway ({@link #CORPORA}:
+ * smbclient, smbtorture's SMB2 groups, the Linux kernel's cifs). Whatever arrives, the server answers with a status or closes
  * the connection (MS-SMB2 3.3.5.2), never throws while processing a request, and a new client is
  * served afterwards. {@code -Drdmagate.fuzz.rounds=N} sets the number of requests for a long run.
  */
@@ -59,18 +61,25 @@ class SmbMessageFuzzTest {
     private record Session(RawSmbClient client, List<RawSmbClient.Sent> seeds) {
     }
 
+    /** Sessions so far: each works on a file of its own (a mutated SET_INFO may have made the last one read-only). */
+    private static int sessions;
+
     private static Session session() throws Exception {
         RawSmbClient c = new RawSmbClient(server.port()).logon();
         List<RawSmbClient.Sent> seeds = new ArrayList<>();
         c.sent = seeds;
-        ByteBuffer r = c.sendLeaseCreate("fuzz.dat", LeaseTest.key(77), 7, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL,
+        int n = sessions++;
+        String name = "fuzz-" + n + ".dat";
+        byte[] leaseKey = LeaseTest.key(1000 + n); // a lease key names one file
+        ByteBuffer r = c.sendLeaseCreate(name, leaseKey, 7, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL,
                 Smb2Create.FILE_OPEN_IF).get(10, TimeUnit.SECONDS);
+        assertEquals(NtStatus.hex(NtStatus.SUCCESS), NtStatus.hex(Smb2Header.status(r)), "a new session opens " + name);
         FileId f = FileId.read(r, 128);
         c.write(f, 0, "fuzz data".getBytes(StandardCharsets.UTF_8));
         c.lock(f, 0, 4, 0x2 | 0x10); // exclusive, fail immediately
         c.lock(f, 0, 4, 0x4); // unlock
         c.queryPosition(f);
-        c.leaseAck(LeaseTest.key(77), 7);
+        c.leaseAck(leaseKey, 7);
         RawSmbClient.Created d = c.create("fuzz-dir", 0, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF);
         c.call(Smb2Command.READ, read(f));
         c.call(Smb2Command.FLUSH, fileIdAt(msg(24, 24), 72, f));
@@ -82,7 +91,7 @@ class SmbMessageFuzzTest {
         }
         c.call(Smb2Command.SET_INFO, setInfo(f, 4, new byte[40])); // FileBasicInformation, nothing changed
         c.call(Smb2Command.SET_INFO, setInfo(f, 20, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(9).array()));
-        byte[] to = "fuzz.dat".getBytes(StandardCharsets.UTF_16LE);
+        byte[] to = name.getBytes(StandardCharsets.UTF_16LE);
         c.call(Smb2Command.SET_INFO, setInfo(f, 10, ByteBuffer.allocate(20 + to.length).order(ByteOrder.LITTLE_ENDIAN)
                 .put(0, (byte) 1).putInt(16, to.length).put(20, to).array())); // rename onto itself
         if (d.fileId() != null) {
@@ -108,9 +117,9 @@ class SmbMessageFuzzTest {
         Map<String, Integer> outcomes = new TreeMap<>();
         Session s = session();
         assertTrue(s.seeds().size() >= 20, "seeds of every command: " + s.seeds().size());
-        List<RawSmbClient.Sent> recorded = smbclient(c -> !SESSION_COMMANDS.contains(c));
+        List<RawSmbClient.Sent> recorded = recorded(c -> !SESSION_COMMANDS.contains(c));
         for (int round = 0; round < rounds; round++) {
-            // a quarter from smbclient's requests; the rest from this session's, whose file ids are live
+            // a quarter from real clients' requests; the rest from this session's, whose file ids are live
             RawSmbClient.Sent seed = rnd.nextInt(4) == 0 ? recorded.get(rnd.nextInt(recorded.size()))
                     : s.seeds().get(rnd.nextInt(s.seeds().size()));
             byte[] m = mutate(seed.message(), rnd, 64);
@@ -150,7 +159,7 @@ class SmbMessageFuzzTest {
             c.logon();
         }
         seeds.add(new RawSmbClient.Sent(Smb2Command.NEGOTIATE, negotiate311()));
-        seeds.addAll(smbclient(c -> c == Smb2Command.NEGOTIATE || c == Smb2Command.SESSION_SETUP));
+        seeds.addAll(recorded(c -> c == Smb2Command.NEGOTIATE || c == Smb2Command.SESSION_SETUP));
         Map<String, Integer> outcomes = new TreeMap<>();
         for (int round = 0; round < rounds; round++) {
             RawSmbClient.Sent seed = seeds.get(rnd.nextInt(seeds.size()));
@@ -184,13 +193,27 @@ class SmbMessageFuzzTest {
     private static final java.util.Set<Integer> SESSION_COMMANDS = java.util.Set.of(Smb2Command.NEGOTIATE,
             Smb2Command.SESSION_SETUP, Smb2Command.LOGOFF, Smb2Command.TREE_CONNECT, Smb2Command.TREE_DISCONNECT);
 
+    /** The corpora of requests real clients sent a gateway: smbclient's and smbtorture's ({@code bench/run seeds}), the kernel cifs client's ({@code interop/lab/lab.sh seeds}). */
+    static final List<String> CORPORA = List.of("smbclient", "smbtorture", "cifs");
+
+    /** The requests of every corpus in {@link #CORPORA} whose command passes {@code commands}. */
+    private static List<RawSmbClient.Sent> recorded(java.util.function.IntPredicate commands) throws Exception {
+        List<RawSmbClient.Sent> out = new ArrayList<>();
+        for (String corpus : CORPORA) {
+            out.addAll(recorded(corpus, commands));
+        }
+        return out;
+    }
+
     /**
-     * What smbclient sent a real gateway ({@code bench/run seeds}), one frame per file, in
-     * {@code index.txt}'s order, a compound split into its requests: smbclient's own session, tree
+     * What a real client sent a real gateway, one frame per file under {@code seeds/CORPUS}, in
+     * {@code index.txt}'s order, a compound split into its requests: the client's own session, tree
      * and file ids, which {@link RawSmbClient#send} replaces with this client's session and tree.
+     * Frames that are not SMB2 requests (a transform of an encrypted session) are left out.
      */
-    private static List<RawSmbClient.Sent> smbclient(java.util.function.IntPredicate commands) throws Exception {
-        Path dir = Path.of(SmbMessageFuzzTest.class.getResource("/seeds/smbclient/index.txt").toURI()).getParent();
+    private static List<RawSmbClient.Sent> recorded(String corpus, java.util.function.IntPredicate commands)
+            throws Exception {
+        Path dir = Path.of(SmbMessageFuzzTest.class.getResource("/seeds/" + corpus + "/index.txt").toURI()).getParent();
         List<RawSmbClient.Sent> out = new ArrayList<>();
         for (String name : Files.readAllLines(dir.resolve("index.txt"))) {
             byte[] frame = name.isBlank() ? new byte[0] : Files.readAllBytes(dir.resolve(name));
@@ -209,27 +232,64 @@ class SmbMessageFuzzTest {
     }
 
     /**
-     * Every request smbclient made in its session, replayed on a logged-on tree as it was sent
-     * (with this session's ids): each is answered with a status, none ends the connection or makes
-     * the server throw, so the server decodes every request a real client sends.
+     * Every request a real client made in its sessions, replayed on a logged-on tree as it was
+     * sent (with this session's ids): each is answered with a status (or, for a request the server
+     * goes on with, STATUS_PENDING first), none ends the connection or makes the server throw, so
+     * the server decodes every request smbclient, smbtorture and the kernel's cifs send. CANCEL,
+     * which has no response, is left out; an FSCTL_VALIDATE_NEGOTIATE_INFO, which names the
+     * recording connection's negotiation, ends the connection as MS-SMB2 3.3.5.15.12 asks, and the
+     * replay goes on on a new one.
      */
-    @Test
-    void everyRequestSmbclientMadeIsAnswered() throws Exception {
-        List<RawSmbClient.Sent> recorded = smbclient(c -> !SESSION_COMMANDS.contains(c));
-        assertTrue(recorded.size() >= 20, "the corpus holds smbclient's requests: " + recorded.size());
-        long before = server.server.internalErrors();
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.FieldSource("CORPORA")
+    void everyRequestARealClientMadeIsAnswered(String corpus) throws Exception {
+        List<RawSmbClient.Sent> recorded = recorded(corpus, c -> !SESSION_COMMANDS.contains(c) && c != Smb2Command.CANCEL);
+        assertTrue(recorded.size() >= 20, "the corpus holds " + corpus + "'s requests: " + recorded.size());
         Map<String, Integer> outcomes = new TreeMap<>();
-        try (RawSmbClient c = new RawSmbClient(server.port()).logon()) {
-            for (RawSmbClient.Sent r : recorded) {
-                ByteBuffer reply = c.send(r.command(), ByteBuffer.wrap(r.message().clone()).order(ByteOrder.LITTLE_ENDIAN))
-                        .get(10, TimeUnit.SECONDS);
-                assertEquals(0x424D53FE, reply.getInt(0), "an SMB2 reply to " + Smb2Command.name(r.command()));
-                outcomes.merge(Smb2Command.name(r.command()) + " " + NtStatus.hex(Smb2Header.status(reply)), 1,
-                        Integer::sum);
+        // a server of its own: the corpus's durable opens would outlive the connection and meet the other tests
+        Path dir = Files.createDirectories(tmp.resolve("replay-" + corpus));
+        try (TestServer own = new TestServer(Files.createDirectories(dir.resolve("export")),
+                Files.createDirectories(dir.resolve("state")), false, false)) {
+            RawSmbClient c = new RawSmbClient(own.port()).logon();
+            try {
+                for (int i = 0; i < recorded.size(); i++) {
+                    RawSmbClient.Sent r = recorded.get(i);
+                    ByteBuffer m = ByteBuffer.wrap(r.message().clone()).order(ByteOrder.LITTLE_ENDIAN);
+                    if (isValidateNegotiate(r)) { // another connection's negotiation (3.3.5.15.12): this one ends
+                        c.send(r.command(), m);
+                        assertTrue(c.endsWithin(10_000), corpus + "'s request " + i + ": a VALIDATE_NEGOTIATE_INFO"
+                                + " that does not match the connection's negotiation ends it");
+                        outcomes.merge("IOCTL VALIDATE_NEGOTIATE_INFO closed", 1, Integer::sum);
+                        c.close();
+                        c = new RawSmbClient(own.port()).logon();
+                        continue;
+                    }
+                    ByteBuffer reply;
+                    try {
+                        reply = c.sendAnswered(r.command(), m).get(10, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+                        throw new AssertionError(corpus + "'s request " + i + " (" + Smb2Command.name(r.command()) + ", "
+                                + java.util.HexFormat.of().formatHex(r.message()) + ") was not answered", e);
+                    }
+                    assertEquals(0x424D53FE, reply.getInt(0), "an SMB2 reply to " + Smb2Command.name(r.command()));
+                    outcomes.merge(Smb2Command.name(r.command()) + " " + NtStatus.hex(Smb2Header.status(reply)), 1,
+                            Integer::sum);
+                }
+            } finally {
+                c.close();
             }
+            System.out.printf("SmbMessageFuzzTest: %s's %d requests replayed, outcomes %s%n", corpus, recorded.size(),
+                    outcomes);
+            assertEquals(0, own.server.internalErrors(), "no request made the server throw");
         }
-        System.out.printf("SmbMessageFuzzTest: smbclient's %d requests replayed, outcomes %s%n", recorded.size(), outcomes);
-        assertEquals(before, server.server.internalErrors(), "no request made the server throw");
+        assertTrue(outcomes.keySet().stream().anyMatch(k -> k.endsWith(" " + NtStatus.hex(NtStatus.SUCCESS))),
+                "some ran: " + outcomes);
+    }
+
+    /** FSCTL_VALIDATE_NEGOTIATE_INFO (MS-SMB2 3.3.5.15.12): a mismatch ends the connection. */
+    private static boolean isValidateNegotiate(RawSmbClient.Sent r) {
+        return r.command() == Smb2Command.IOCTL && r.message().length >= 72
+                && ByteBuffer.wrap(r.message()).order(ByteOrder.LITTLE_ENDIAN).getInt(68) == 0x00140204;
     }
 
     /** Mutates mostly the body (from {@code body}), sometimes the header (NextCommand makes compounds). */
