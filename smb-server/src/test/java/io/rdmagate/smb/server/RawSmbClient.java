@@ -286,6 +286,9 @@ final class RawSmbClient implements AutoCloseable {
                 .putShort(100, (short) dialect);
         check(call(Smb2Command.NEGOTIATE, n), NtStatus.SUCCESS);
         check(sessionSetup(previousSessionId), NtStatus.SUCCESS);
+        if (signAfterSetup) {
+            signer = signer30(sessionKey);
+        }
         byte[] path = "\\\\127.0.0.1\\data".getBytes(StandardCharsets.UTF_16LE);
         ByteBuffer t = msg(8 + path.length);
         t.putShort(64, (short) 9).putShort(68, (short) 72).putShort(70, (short) path.length).put(72, path);
@@ -293,6 +296,19 @@ final class RawSmbClient implements AutoCloseable {
         check(tr, NtStatus.SUCCESS);
         treeId = Smb2Header.treeId(tr);
         return this;
+    }
+
+    /** Whether {@link #logon} signs what follows SESSION_SETUP: {@link #logonSigned}. */
+    private boolean signAfterSetup;
+
+    /**
+     * As {@link #logon}, on SMB 3.0.2, every request after SESSION_SETUP (TREE_CONNECT first) signed
+     * with the session's key (MS-SMB2 3.2.4.1.1), as a server that requires signing expects.
+     */
+    RawSmbClient logonSigned() throws Exception {
+        dialect = Smb2Dialect.SMB_3_0_2;
+        signAfterSetup = true;
+        return logon();
     }
 
     /** PreviousSessionId of the next logon (MS-SMB2 2.2.5): a reconnecting client names its old session. */
