@@ -24,7 +24,7 @@
 #                                     SMB Direct on the same siw link, and rdmagate's SMB Direct
 #                                     with its SMB over TCP, through the kernel cifs client
 #                                     (job/bench-smb-direct.sh); prints a table
-#   lab.sh soak [MINUTES] [WORKERS] [WARM]
+#   lab.sh soak [MINUTES] [WORKERS] [WARM] [HOST_WORKERS]
 #                                     boot once with rdmagate running in the guest and run the
 #                                     soak (job/soak.sh): the kernel clients on six mounts (NFSv3
 #                                     and NFSv4.1 over TCP and RDMA, cifs over TCP and SMB Direct),
@@ -33,7 +33,15 @@
 #                                     sets the baseline; prints the gateway's retained heap, RSS,
 #                                     threads and descriptors each minute and the results;
 #                                     SOAK_SMALL_EVERY=N in the environment makes the directory
-#                                     of small files every Nth round (10)
+#                                     of small files every Nth round (10); HOST_WORKERS (2) libnfs
+#                                     loops and as many smbj workers on the host join through
+#                                     qemu's forwards (host-clients.sh); 0 leaves them out
+#   lab.sh seeds [DIR]                boot once with rdmagate running in the guest and record what
+#                                     the kernel's NFSv3, NFSv4.0/4.1/4.2 and cifs clients send it
+#                                     (job/seeds.sh, through a recording proxy) into the fuzz seed
+#                                     corpora of the repository DIR (default this one):
+#                                     nfs-rdma's seeds/kernel-nfs3 and kernel-nfs4, smb-server's
+#                                     seeds/cifs
 #   lab.sh clean                      remove cached images other than the current one, and
 #                                     leftover work directories (while no build runs)
 #
@@ -182,14 +190,50 @@ case $cmd in
         ;;
     soak)
         bench_job soak.sh
-        printf 'SOAK_MINUTES=%s\nSOAK_WORKERS=%s\nSOAK_WARM=%s\nSOAK_SMALL_EVERY=%s\n' "${1:-30}" "${2:-10}" "${3:-3}" \
-            "${SOAK_SMALL_EVERY:-10}" > "$job/env"
+        cp "$repo"/bench/target/rdmagate-bench-*.jar "$job/cp/"
+        host_workers=${4:-2}
+        printf 'SOAK_MINUTES=%s\nSOAK_WORKERS=%s\nSOAK_WARM=%s\nSOAK_SMALL_EVERY=%s\nHOST_WORKERS=%s\n' "${1:-30}" "${2:-10}" \
+            "${3:-3}" "${SOAK_SMALL_EVERY:-10}" "$host_workers" > "$job/env"
+        expose=() host_pid=
+        if [ "$host_workers" -gt 0 ]; then
+            free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+            nfs_port=$(free_port) mount_port=$(free_port) smb_port=$(free_port)
+            expose=(--expose "2050:$nfs_port" --expose "20058:$mount_port" --expose "445:$smb_port")
+            "$LAB/host-clients.sh" "$job" "$nfs_port" "$mount_port" "$smb_port" "$host_workers" \
+                "$(ls "$job"/cp/rdmagate-bench-*.jar):$(cat "$repo/bench/target/classpath.txt")" > "$job/host-clients.log" 2>&1 &
+            host_pid=$!
+        fi
         echo "lab.sh: job directory $job" >&2
         set +e
-        "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout $(( ${1:-30} * 60 + 1800 ))
+        "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout $(( ${1:-30} * 60 + 1800 )) \
+            "${expose[@]}"
         rc=$?
         set -e
+        if [ -n "$host_pid" ]; then              # a guest that stopped early: the host's clients end too
+            mkdir -p "$job/host" && touch "$job"/host/{warm,soak}.{go,stop}
+            wait "$host_pid" || true
+        fi
         grep -E '^(SOAK|WORKER|ERROR|RESULT|SUMMARY)' "$job/output.log" || true
+        echo "lab.sh: exit $rc; console $job/console.log, output $job/output.log" >&2
+        exit $rc
+        ;;
+    seeds)
+        out=$(cd "${1:-$LAB/../..}" && pwd)
+        bench_job seeds.sh
+        cp "$repo"/bench/target/rdmagate-bench-*.jar "$job/cp/"   # the recording proxy
+        echo "lab.sh: job directory $job" >&2
+        set +e
+        "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout 2400
+        rc=$?
+        set -e
+        grep -E '^(RESULT|SUMMARY)' "$job/output.log" 2>/dev/null || true
+        for c in kernel-nfs3:nfs-rdma kernel-nfs4:nfs-rdma cifs:smb-server; do
+            name=${c%%:*} dest="$out/${c#*:}/src/test/resources/seeds/${c%%:*}"
+            if [ -s "$job/seeds/$name/index.txt" ]; then
+                rm -rf "$dest" && cp -r "$job/seeds/$name" "$dest"
+                echo "lab.sh: $dest: $(wc -l < "$dest/index.txt") messages" >&2
+            fi
+        done
         echo "lab.sh: exit $rc; console $job/console.log, output $job/output.log" >&2
         exit $rc
         ;;
@@ -203,7 +247,7 @@ case $cmd in
         done
         ;;
     *)
-        sed -n '2,21p' "$0" >&2
+        sed -n '2,48p' "$0" >&2
         exit 2
         ;;
 esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boots the interop guest once: runs JOB_DIR/job.sh inside it and returns the job's exit status.
 #
-#   run-guest.sh --image DIR --job JOB_DIR [--forward PORT|GUEST:HOST]... [--jdk JDK_HOME]
+#   run-guest.sh --image DIR --job JOB_DIR [--forward PORT|GUEST:HOST]... [--expose GUEST:HOST]... [--jdk JDK_HOME]
 #                [--disk FILE] [--timeout SECONDS] [--console FILE] [--shell]
 #
 # --image    an image directory from build-image.sh (rootfs.ext4, vmlinuz, initrd.img)
@@ -15,7 +15,10 @@
 #            kernel NFS client does, so the gateway's secure client rules let it in.
 #            GUEST:HOST makes 10.0.2.100:GUEST reach 127.0.0.1:HOST (a well-known port such
 #            as rpcbind's 111 in the guest, served by a free port on the host).
-#            Without --forward the guest has no network card at all (-nic none).
+# --expose   the other way: 127.0.0.1:HOST on the host reaches the guest's GUEST port (qemu's
+#            hostfwd to 10.0.2.15; the job brings its NIC up with net_up). For host clients of a
+#            server running in the guest.
+#            Without --forward or --expose the guest has no network card at all (-nic none).
 # --jdk      shares a JDK read-only (tag "jdk"); the guest mounts it at /opt/jdk.
 # --disk     a raw disk image the guest sees as /dev/vdb, written in place (qemu's write-back
 #            cache: what the guest flushes is in FILE when qemu ends, what it did not may not be).
@@ -29,11 +32,13 @@ set -euo pipefail
 
 image= job= jdk= disk= console= shell=0 timeout=600
 forwards=()
+exposes=()
 while [ $# -gt 0 ]; do
     case $1 in
         --image) image=$2; shift 2 ;;
         --job) job=$2; shift 2 ;;
         --forward) forwards+=("$2"); shift 2 ;;
+        --expose) exposes+=("$2"); shift 2 ;;
         --jdk) jdk=$2; shift 2 ;;
         --disk) disk=$2; shift 2 ;;
         --timeout) timeout=$2; shift 2 ;;
@@ -49,15 +54,19 @@ console=${console:-$job/console.log}
 rm -f "$job/exit-code"
 
 net=(-nic none)
-if [ "${#forwards[@]}" -gt 0 ]; then
-    command -v socat >/dev/null || { echo "run-guest: --forward needs socat on the host" >&2; exit 2; }
+if [ "${#forwards[@]}" -gt 0 ] || [ "${#exposes[@]}" -gt 0 ]; then
     spec=user,id=n0,restrict=on,net=10.0.2.0/24,host=10.0.2.2
     low=""
     [ "$(id -u)" -eq 0 ] && low=",,lowport" # ",," is a comma inside a qemu option
     for p in "${forwards[@]}"; do
+        command -v socat >/dev/null || { echo "run-guest: --forward needs socat on the host" >&2; exit 2; }
         [[ $p =~ ^([0-9]+)(:([0-9]+))?$ ]] || { echo "run-guest: bad port $p" >&2; exit 2; }
         guest=${BASH_REMATCH[1]} host=${BASH_REMATCH[3]:-${BASH_REMATCH[1]}}
         spec+=",guestfwd=tcp:10.0.2.100:$guest-cmd:socat - TCP:127.0.0.1:$host$low"
+    done
+    for p in "${exposes[@]}"; do
+        [[ $p =~ ^([0-9]+):([0-9]+)$ ]] || { echo "run-guest: bad --expose $p (GUEST:HOST)" >&2; exit 2; }
+        spec+=",hostfwd=tcp:127.0.0.1:${BASH_REMATCH[2]}-10.0.2.15:${BASH_REMATCH[1]}"
     done
     net=(-netdev "$spec" -device virtio-net-pci,netdev=n0)
 fi

@@ -11,6 +11,10 @@
 # error. Every SOAK_SAMPLE seconds (60) the gateway's retained heap (after a full GC, from jcmd),
 # resident set, threads and descriptors are printed as SOAK lines.
 #
+# With HOST_WORKERS=N (lab.sh soak sets it; 0: none), the host's clients join each phase through
+# qemu's forwards (host-clients.sh): N libnfs loops (NFSv3) and N smbj workers, paced by files in
+# /job/host; their rounds and errors count with the guest's, and a missing host worker is an error.
+#
 # A warm-up of SOAK_WARM minutes (3) with the same mounts and load comes first; when its clients
 # have unmounted, the gateway's retained heap, descriptors and threads are the baseline (pools at
 # their working size, the JIT's code). RESULTs: soak/errors (none), soak/heap (retained heap once
@@ -24,9 +28,14 @@ MINUTES=${SOAK_MINUTES:-30}
 WORKERS=${SOAK_WORKERS:-10}
 SAMPLE=${SOAK_SAMPLE:-60}
 SMALL_EVERY=${SOAK_SMALL_EVERY:-10}
+HOST_WORKERS=${HOST_WORKERS:-0}
 echo 1 > /proc/sys/kernel/panic_on_oops
 
 check siw-up rdma_dummy siw || exit 1
+if [ "$HOST_WORKERS" -gt 0 ]; then
+    check nic-up net_up || exit 1
+    mkdir -p /job/host
+fi
 mkdir -p /srv/rdmagate /var/lib/rdmagate
 cat > /tmp/rdmagate.yaml <<YAML
 stateDir: /var/lib/rdmagate
@@ -35,7 +44,8 @@ exports:
   - name: data
     path: /srv/rdmagate
     nfsPath: /data
-    clients: [{match: "*", rootSquash: false}]
+    # secure: false: the host's clients arrive through qemu's forward, from unprivileged ports
+    clients: [{match: "*", rootSquash: false, secure: false}]
 shares:
   - {name: data, export: data}
 transports:
@@ -175,13 +185,14 @@ worker() {
     echo "WORKER $id ${names[$i]} rounds $rounds errors $errors"
 }
 
-# run_workers MINUTES: every mount's workers for that long, sampling the gateway each SAMPLE
-# seconds; sets rounds and errors
+# run_workers PHASE MINUTES: every mount's workers (and the host's) for that long, sampling the
+# gateway each SAMPLE seconds; sets rounds and errors
 run_workers() {
-    local start end pids=() i w minute
+    local phase=$1 start end pids=() i w minute
     rm -f /tmp/worker-*.log
     start=$(date +%s)
-    end=$((start + $1 * 60))
+    end=$((start + $2 * 60))
+    [ "$HOST_WORKERS" -gt 0 ] && touch "/job/host/$phase.go"
     for i in "${!names[@]}"; do
         for w in $(seq "$WORKERS"); do
             worker "$i" "${names[$i]}-$w" "$end" > "/tmp/worker-${names[$i]}-$w.log" 2>&1 &
@@ -193,11 +204,24 @@ run_workers() {
         gateway_alive_or_stop || { rc=1; break; }
         minute=$(( ($(date +%s) - start) / 60 ))
         echo "SOAK $minute $(heap_kib) $(rss_kib) $(threads) $(fds) $(tasks)"
+        # the host's libnfs loops write a new file each round (nfs-cp does not overwrite): drop old ones
+        [ "$HOST_WORKERS" -gt 0 ] && find "/mnt/${names[0]}/soak" -maxdepth 1 -name 'host-libnfs-*' -mmin +1 -delete
     done
     for i in "${pids[@]}"; do wait "$i"; done
+    if [ "$HOST_WORKERS" -gt 0 ]; then
+        touch "/job/host/$phase.stop"
+        for _ in $(seq 600); do [ -e "/job/host/$phase.done" ] && break; sleep 1; done
+        cp "/job/host/$phase.done" /tmp/worker-host.log 2>/dev/null \
+            || echo "ERROR host clients of the $phase did not report" > /tmp/worker-host.log
+    fi
     cat /tmp/worker-*.log
     rounds=$(cat /tmp/worker-*.log | awk '$1 == "WORKER" { n += $5 } END { print n + 0 }')
     errors=$(cat /tmp/worker-*.log | awk '$1 == "WORKER" { n += $7 } END { print n + 0 }')
+    if [ "$HOST_WORKERS" -gt 0 ]; then       # a host worker that never reported is an error
+        local reported
+        reported=$(awk '$1 == "WORKER" && $2 ~ /^host-/' /tmp/worker-host.log | wc -l)
+        errors=$((errors + 2 * HOST_WORKERS - reported))
+    fi
 }
 
 # warm-up: the same clients and load for SOAK_WARM minutes, then everyone leaves; what the
@@ -205,7 +229,7 @@ run_workers() {
 WARM=${SOAK_WARM:-3}
 mount_all
 echo "SOAK warm-up of $WARM min: minute heap-KiB rss-KiB threads fds tasks"
-run_workers "$WARM"
+run_workers warm "$WARM"
 warm_rounds=$rounds
 warm_errors=$errors
 unmount_all
@@ -217,8 +241,8 @@ metrics /job/metrics-baseline.txt
 echo "SOAK baseline heap-KiB $base_heap threads $base_threads fds $base_fds"
 
 mount_all
-echo "SOAK $MINUTES min, $((WORKERS * ${#names[@]})) workers on ${names[*]}: minute heap-KiB rss-KiB threads fds tasks"
-run_workers "$MINUTES"
+echo "SOAK $MINUTES min, $((WORKERS * ${#names[@]})) workers on ${names[*]} and $((2 * HOST_WORKERS)) on the host: minute heap-KiB rss-KiB threads fds tasks"
+run_workers soak "$MINUTES"
 echo "SOAK rounds $rounds errors $errors (warm-up: rounds $warm_rounds errors $warm_errors)"
 if [ "$((errors + warm_errors))" = 0 ] && [ "$rounds" -gt 0 ]; then
     result soak/errors PASS "$rounds rounds, each a write and two verified reads, over $MINUTES min (and $warm_rounds in the warm-up)"
