@@ -1,12 +1,12 @@
 package io.rdmagate.nfs;
 
 import io.rdmagate.oncrpc.rpc.CallMutator;
+import io.rdmagate.oncrpc.rpc.Dispatched;
 import static io.rdmagate.nfs.v4.Nfs4.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.rdmagate.nfs.client.Nfs3Client;
 import io.rdmagate.nfs.v3.Nfs3Program;
@@ -18,7 +18,6 @@ import io.rdmagate.oncrpc.server.Connection;
 import io.rdmagate.oncrpc.server.RpcDispatcher;
 import io.rdmagate.oncrpc.server.RpcVersions;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
-import io.rdmagate.oncrpc.xdr.XdrMessage;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.CreateMode;
 import io.rdmagate.vfs.ExportOptions;
@@ -541,21 +540,7 @@ class Nfs4CompoundFuzzTest {
     }
 
     private static byte[] reply(byte[] message) {
-        var record = Unpooled.wrappedBuffer(message);
-        XdrMessage reply;
-        try {
-            reply = DISPATCHER.dispatch(record, CONNECTION);
-        } finally {
-            record.release();
-        }
-        if (reply == null) {
-            return null;
-        }
-        try {
-            return reply.toBytes();
-        } finally {
-            reply.release();
-        }
+        return Dispatched.reply(DISPATCHER, message, CONNECTION);
     }
 
     /** Where a successful reply's results start (after the accepted header). */

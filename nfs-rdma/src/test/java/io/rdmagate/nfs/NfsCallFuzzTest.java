@@ -1,12 +1,11 @@
 package io.rdmagate.nfs;
 
 import io.rdmagate.oncrpc.rpc.CallMutator;
+import io.rdmagate.oncrpc.rpc.Dispatched;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.rdmagate.nfs.client.Nfs3Client;
 import io.rdmagate.nfs.mount.Mount;
@@ -19,7 +18,6 @@ import io.rdmagate.oncrpc.rpc.Rpc;
 import io.rdmagate.oncrpc.server.Connection;
 import io.rdmagate.oncrpc.server.RpcDispatcher;
 import io.rdmagate.oncrpc.xdr.XdrEncoder;
-import io.rdmagate.oncrpc.xdr.XdrMessage;
 import io.rdmagate.vfs.Caller;
 import io.rdmagate.vfs.CreateMode;
 import io.rdmagate.vfs.ExportOptions;
@@ -197,33 +195,7 @@ class NfsCallFuzzTest {
      * Fails on SYSTEM_ERR, a reply that is not one, or anything thrown.
      */
     private static int answered(byte[] message) {
-        var record = Unpooled.wrappedBuffer(message);
-        XdrMessage reply;
-        try {
-            reply = DISPATCHER.dispatch(record, CONNECTION);
-        } finally {
-            record.release();
-        }
-        if (reply == null) {
-            return -1;
-        }
-        byte[] r;
-        try {
-            r = reply.toBytes();
-        } finally {
-            reply.release();
-        }
-        ByteBuffer b = ByteBuffer.wrap(r);
-        assertTrue(r.length >= 12, "a reply header");
-        assertEquals(ByteBuffer.wrap(message).getInt(0), b.getInt(0), "the call's xid");
-        assertEquals(Rpc.REPLY, b.getInt(4));
-        if (b.getInt(8) != Rpc.MSG_ACCEPTED) {
-            return -1;
-        }
-        int verfLength = b.getInt(16);
-        int stat = b.getInt(20 + ((verfLength + 3) & ~3));
-        assertNotEquals(Rpc.SYSTEM_ERR, stat, "a procedure failed on its input");
-        return stat;
+        return Dispatched.acceptStat(DISPATCHER, message, CONNECTION);
     }
 
     private static byte[] call(int xid, int prog, int vers, int proc, boolean root, byte[] args) {

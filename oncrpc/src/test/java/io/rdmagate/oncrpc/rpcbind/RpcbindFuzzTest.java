@@ -1,7 +1,6 @@
 package io.rdmagate.oncrpc.rpcbind;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
@@ -11,10 +10,10 @@ import io.netty.buffer.Unpooled;
 import io.rdmagate.oncrpc.rpc.AuthSys;
 import io.rdmagate.oncrpc.rpc.CallHeaders;
 import io.rdmagate.oncrpc.rpc.CallMutator;
+import io.rdmagate.oncrpc.rpc.Dispatched;
 import io.rdmagate.oncrpc.rpc.Rpc;
 import io.rdmagate.oncrpc.server.Connection;
 import io.rdmagate.oncrpc.server.RpcDispatcher;
-import io.rdmagate.oncrpc.xdr.XdrMessage;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -155,37 +154,11 @@ class RpcbindFuzzTest {
     }
 
     private byte[] reply(byte[] message, Connection from) {
-        ByteBuf record = Unpooled.wrappedBuffer(message);
-        XdrMessage reply;
-        try {
-            reply = dispatcher.dispatch(record, from);
-        } finally {
-            record.release();
-        }
-        if (reply == null) {
-            return null;
-        }
-        try {
-            return reply.toBytes();
-        } finally {
-            reply.release();
-        }
+        return Dispatched.reply(dispatcher, message, from);
     }
 
     /** Dispatches one message; its accept_stat, or -1 when rejected or not answered. Fails on SYSTEM_ERR. */
     private int answered(byte[] message, Connection from) {
-        byte[] r = reply(message, from);
-        if (r == null) {
-            return -1;
-        }
-        ByteBuffer b = ByteBuffer.wrap(r);
-        assertTrue(r.length >= 12, "a reply header");
-        assertEquals(ByteBuffer.wrap(message).getInt(0), b.getInt(0), "the call's xid");
-        if (b.getInt(8) != Rpc.MSG_ACCEPTED) {
-            return -1;
-        }
-        int stat = b.getInt(20 + ((b.getInt(16) + 3) & ~3));
-        assertNotEquals(Rpc.SYSTEM_ERR, stat, "a procedure failed on its input");
-        return stat;
+        return Dispatched.acceptStat(dispatcher, message, from);
     }
 }
