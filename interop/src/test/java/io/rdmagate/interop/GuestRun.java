@@ -79,6 +79,6 @@ public record GuestRun(String name, Path dir, int exitCode, String output, Durat
         return "\n  (job " + name + ", exit " + exitCode + "; last output:\n"
                 + GuestLab.tail(dir.resolve("output.log"), 15) + "\n  host side:\n"
                 + GuestLab.tail(dir.resolve("host.log"), 5) + "\n  console:\n"
-                + GuestLab.tail(dir.resolve("console.log"), 10) + ")";
+                + GuestLab.tail(dir.resolve("console.log"), 60) + ")"; // enough for a guest oops's call trace
     }
 }
