@@ -302,6 +302,7 @@ public final class ConfigParser {
             SmbConfig d = SmbConfig.DEFAULT;
             int credits = (int) m.integer("maxCredits", d.maxCredits(), 16, 65535);
             int inFlight = (int) m.integer("maxInFlight", d.maxInFlight(), 1, 4096);
+            int async = (int) m.integer("maxAsyncRequests", d.maxAsyncRequests(), 1, 65535);
             Duration breakTimeout = bounded(m, "oplockBreakTimeout", d.oplockBreakTimeout(), Duration.ofMillis(1),
                     Duration.ofMinutes(10));
             Duration durable = bounded(m, "durableTimeout", d.durableTimeout(), Duration.ofSeconds(1), Duration.ofHours(1));
@@ -328,11 +329,13 @@ public final class ConfigParser {
                 i.finish("address", "linkSpeedMbps", "rdma");
                 interfaces.add(new SmbConfig.Interface(a, speed, rdma));
             }
-            m.finish("signingRequired", "encryptAll", "guestAccount", "maxCredits", "maxInFlight", "oplockBreakTimeout",
+            m.finish("signingRequired", "encryptAll", "guestAccount", "maxCredits", "maxInFlight", "maxAsyncRequests",
+                    "oplockBreakTimeout",
                     "durableTimeout", "durableMaxTimeout", "handshakeTimeout", "idleTimeout", "maxHandshakeMessageSize",
                     "multichannel", "maxChannelsPerSession", "interfaces");
             return new SmbConfig(signing, encrypt, guest, credits, inFlight, breakTimeout, durable, durableMax,
-                    handshake, idle, handshakeMessage, new SmbConfig.Multichannel(multichannel, maxChannels, interfaces));
+                    handshake, idle, handshakeMessage, new SmbConfig.Multichannel(multichannel, maxChannels, interfaces),
+                    async);
         }
 
         /**

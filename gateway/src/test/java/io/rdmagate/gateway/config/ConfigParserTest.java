@@ -145,6 +145,7 @@ class ConfigParserTest {
         assertEquals(new SmbConfig(true, true, "nobody", 8192, 64, java.time.Duration.ofSeconds(35),
                 java.time.Duration.ofSeconds(60), java.time.Duration.ofMinutes(5), java.time.Duration.ofSeconds(30),
                 java.time.Duration.ofMinutes(15), 128 << 10), c.smb());
+        assertEquals(512, c.smb().maxAsyncRequests(), "Windows' AsyncCredits unless configured");
         assertEquals(new UserEntry("alice", 1000, 100, "8846F7EAEE8FB117AD06BDD830B7586C"), c.users().getFirst());
         assertEquals(new Port(12049, true, "full.yaml:20"), c.transports().nfs().port());
         assertEquals(Port.defaulted(20048), c.transports().nfs().mountPort());

@@ -70,7 +70,8 @@ final class Smb1Negotiate {
         conn.smb1Upgraded = true;
         Ctx c = new Ctx(conn, ByteBuffer.allocate(Smb2Header.SIZE).order(ByteOrder.LITTLE_ENDIAN), false, true);
         ByteBuffer out = io.rdmagate.smb.server.command.Negotiate.response(c, dialect, List.of());
-        Smb2Header.writeResponse(out, Smb2Command.NEGOTIATE, 0, 0, 1, 0, 0, 0, 0, 0);
+        conn.window.receive(0, 1); // MS-SMB2 3.3.5.3.1: the SMB1 NEGOTIATE took MessageId 0; the next is 1
+        Smb2Header.writeResponse(out, Smb2Command.NEGOTIATE, 0, 0, conn.grant(1), 0, 0, 0, 0, 0);
         if (dialect == Smb2Dialect.SMB_2_0_2) {
             conn.dialect = dialect;
             conn.negotiated = true;

@@ -68,8 +68,8 @@ public final class SmbConnection implements Receiver {
     public volatile List<Integer> clientDialects = List.of();
     public final PreauthIntegrity preauth = new PreauthIntegrity();
     public final Map<Long, SmbSession> sessions = new ConcurrentHashMap<>();
-    private final Object creditLock = new Object();
-    private int credits = 1;
+    /** MS-SMB2 3.3.1.1: the MessageIds the client may use; its credits. */
+    final CommandSequenceWindow window;
     final Map<Long, AsyncOp> async = new ConcurrentHashMap<>();
     /** When the client last sent a request, for the idle timeout. */
     volatile long lastRequestNanos = System.nanoTime();
@@ -82,6 +82,7 @@ public final class SmbConnection implements Receiver {
     public SmbConnection(SmbServer server, SmbTransport transport) {
         this.server = server;
         this.transport = transport;
+        this.window = new CommandSequenceWindow(server.config().maxCredits());
     }
 
     /** The wire under this connection: Direct TCP or SMB Direct. */
@@ -282,6 +283,16 @@ public final class SmbConnection implements Receiver {
             close("malformed SMB2 header or compound chain");
             return;
         }
+        for (ByteBuffer m : messages) {
+            // MS-SMB2 3.3.5.2.3, in arrival order (this request holds its turn): a CANCEL takes no MessageId
+            int command = Smb2Header.command(m);
+            int charge = dialect == Smb2Dialect.SMB_2_0_2 ? 1 : Smb2Header.creditCharge(m);
+            if (command != Smb2Command.CANCEL && !window.receive(Smb2Header.messageId(m), charge)) {
+                close("MessageId " + Long.toUnsignedString(Smb2Header.messageId(m)) + " (CreditCharge " + charge
+                        + ") is outside the command sequence window or was used before");
+                return;
+            }
+        }
         boolean holdsTurn = false;
         for (ByteBuffer m : messages) {
             int command = Smb2Header.command(m);
@@ -433,16 +444,8 @@ public final class SmbConnection implements Receiver {
     }
 
     /** MS-SMB2 3.3.1.2: grants credits up to the ceiling, never leaving the client with none. */
-    int grant(int charge, int requested) {
-        synchronized (creditLock) {
-            credits = Math.max(0, credits - Math.max(1, charge));
-            int g = Math.min(Math.max(requested, 1), server.config().maxCredits() - credits);
-            if (g < 1) {
-                g = credits == 0 ? 1 : 0;
-            }
-            credits += g;
-            return g;
-        }
+    int grant(int requested) {
+        return window.grant(requested, server.config().maxCredits());
     }
 
     /** Writes the header of a finished reply; returns the message bytes (header + body). */
@@ -491,8 +494,7 @@ public final class SmbConnection implements Receiver {
             }
             boolean last = i == lastIndex;
             boolean interim = c.reply.asyncId != 0 && c.reply.status == NtStatus.PENDING;
-            int charge = Smb2Header.creditCharge(c.msg);
-            int g = grant(dialect == Smb2Dialect.SMB_2_0_2 ? 1 : charge, Smb2Header.creditRequest(c.msg));
+            int g = grant(Smb2Header.creditRequest(c.msg));
             ByteBuffer msg = finish(c, g, interim);
             if (!last) {
                 ByteBuffer payload = c.reply.payload == null ? null : c.reply.payload.segment().asByteBuffer();
@@ -740,11 +742,16 @@ public final class SmbConnection implements Receiver {
     /**
      * Makes the request async: the interim response goes out with the rest of the compound, and
      * a final response completed before that waits for it. A CANCEL of its MessageId that came
-     * while the request was still being handled cancels it now.
+     * while the request was still being handled cancels it now. Fails with
+     * STATUS_INSUFFICIENT_RESOURCES when {@code maxAsyncRequests} of the connection are pending.
      */
-    public AsyncOp goAsync(Ctx c) {
+    public AsyncOp goAsync(Ctx c) throws SmbException {
         AsyncOp op = new AsyncOp(c);
         synchronized (earlyCancels) {
+            if (async.size() >= server.config().maxAsyncRequests()) {
+                // MS-SMB2 3.3.4.2: an operation that needs asynchronous processing when resources are constrained
+                throw new SmbException(NtStatus.INSUFFICIENT_RESOURCES, async.size() + " requests of this connection are pending");
+            }
             async.put(op.asyncId, op);
             if (earlyCancels.remove(op.messageId)) {
                 op.cancelRequested = true;
@@ -754,6 +761,11 @@ public final class SmbConnection implements Receiver {
         c.reply.async = op;
         c.reply.status = NtStatus.PENDING;
         return op;
+    }
+
+    /** Whether a request could go async now (see {@link #goAsync}). */
+    public boolean mayGoAsync() {
+        return async.size() < server.config().maxAsyncRequests();
     }
 
     /** The request in {@code c} no longer needs the messages after it to wait (see {@link ArrivalOrder}). */

@@ -70,7 +70,7 @@ public final class SmbProtocolService implements ProtocolService {
                 g.smb().durableMaxTimeout(), g.limits().maxConnections(), g.limits().maxConnectionsPerAddress(),
                 g.smb().handshakeTimeout(), g.smb().idleTimeout(),
                 Math.min(g.smb().maxHandshakeMessageSize(), maxMessage), g.limits().sendTimeout(), g.smb().multichannel(),
-                kerberos(g));
+                kerberos(g), g.smb().maxAsyncRequests());
     }
 
     /**

@@ -31,13 +31,16 @@ import java.util.List;
  * @param multichannel     whether sessions may be bound to more connections, how many, and what
  *                         FSCTL_QUERY_NETWORK_INTERFACE_INFO reports (MS-SMB2 3.3.5.5.2, 3.3.5.15.11)
  * @param kerberos         Kerberos logons through SPNEGO, or null: NTLMv2 only
+ * @param maxAsyncRequests requests of one connection answered STATUS_PENDING at once; one more is
+ *                         failed with STATUS_INSUFFICIENT_RESOURCES (MS-SMB2 3.3.4.2)
  */
 public record SmbServerConfig(String serverName, String domain, List<SmbShare> shares, List<SmbUser> users,
         boolean signingRequired, boolean encryptAll, SmbUser guest, int maxMessageSize, int maxIo, int maxCredits,
         int maxInFlight, Duration logonFailureDelay, IoMemoryPool pool, PayloadCopies copies,
         Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, int maxConnections,
         int maxConnectionsPerAddress, Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize,
-        Duration sendTimeout, io.rdmagate.gateway.spi.config.SmbConfig.Multichannel multichannel, SmbKerberos kerberos) {
+        Duration sendTimeout, io.rdmagate.gateway.spi.config.SmbConfig.Multichannel multichannel, SmbKerberos kerberos,
+        int maxAsyncRequests) {
     /** Windows' Oplock Break Acknowledgment Timer (MS-SMB2 3.3.2.1 and its product note). */
     public static final Duration DEFAULT_OPLOCK_BREAK_TIMEOUT = Duration.ofSeconds(35);
 
@@ -50,7 +53,8 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         this(serverName, domain, shares, users, signingRequired, encryptAll, guest, maxMessageSize, maxIo, maxCredits,
                 maxInFlight, logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, durableMaxTimeout,
                 maxConnections, maxConnectionsPerAddress, handshakeTimeout, idleTimeout, maxHandshakeMessageSize,
-                sendTimeout, io.rdmagate.gateway.spi.config.SmbConfig.Multichannel.DEFAULT, null);
+                sendTimeout, io.rdmagate.gateway.spi.config.SmbConfig.Multichannel.DEFAULT, null,
+                io.rdmagate.gateway.spi.config.SmbConfig.DEFAULT_MAX_ASYNC_REQUESTS);
     }
 
     /** Without Kerberos. */
@@ -63,7 +67,7 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         this(serverName, domain, shares, users, signingRequired, encryptAll, guest, maxMessageSize, maxIo, maxCredits,
                 maxInFlight, logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, durableMaxTimeout,
                 maxConnections, maxConnectionsPerAddress, handshakeTimeout, idleTimeout, maxHandshakeMessageSize,
-                sendTimeout, multichannel, null);
+                sendTimeout, multichannel, null, io.rdmagate.gateway.spi.config.SmbConfig.DEFAULT_MAX_ASYNC_REQUESTS);
     }
 
     public SmbServerConfig {
@@ -71,6 +75,9 @@ public record SmbServerConfig(String serverName, String domain, List<SmbShare> s
         users = List.copyOf(users);
         if (maxIo < 65536 || maxIo > 8 << 20) {
             throw new IllegalArgumentException("maxIo " + maxIo + " outside 64 KiB..8 MiB");
+        }
+        if (maxAsyncRequests < 1) {
+            throw new IllegalArgumentException("maxAsyncRequests " + maxAsyncRequests);
         }
         if (maxConnections < 1 || maxConnectionsPerAddress < 1) {
             throw new IllegalArgumentException("maxConnections " + maxConnections + ", per address " + maxConnectionsPerAddress);

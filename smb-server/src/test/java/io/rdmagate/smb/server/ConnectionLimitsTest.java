@@ -149,6 +149,12 @@ class ConnectionLimitsTest {
     }
 
     /** A compound of {@code count} ECHOs of {@code client}'s session, MessageIds from {@code firstMid}. */
+    private static java.nio.ByteBuffer echo() {
+        java.nio.ByteBuffer m = RawSmbClient.msg(4);
+        m.putShort(64, (short) 4);
+        return m;
+    }
+
     private static byte[] echoCompound(RawSmbClient client, int count, long firstMid) {
         int one = 72; // 64-byte header + 4-byte ECHO, padded to 8
         java.nio.ByteBuffer chain = java.nio.ByteBuffer.allocate(count * one).order(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -174,9 +180,12 @@ class ConnectionLimitsTest {
             RawSmbClient user = new RawSmbClient(t.port()).logon();
             RawSmbClient abuser = new RawSmbClient(t.port()).logon();
             try (user; abuser) {
-                abuser.sendFrame(echoCompound(abuser, 64, 1000));
+                for (int i = 0; i < 4; i++) {
+                    abuser.call(io.rdmagate.smb.mssmb2.Smb2Command.ECHO, echo()); // credits for 64 requests at once
+                }
+                abuser.sendFrame(echoCompound(abuser, 64, abuser.takeMessageIds(64)));
                 assertTrue(!abuser.closedByServer(20_000), "a compound of 64 is served");
-                abuser.sendFrame(echoCompound(abuser, 1000, 5000));
+                abuser.sendFrame(echoCompound(abuser, 1000, abuser.takeMessageIds(1000)));
                 assertTrue(abuser.endsWithin(20_000), "the connection of the 1,000-command compound is closed");
                 assertEquals(NtStatus.SUCCESS, user.create("after-the-compound.txt", Smb2Create.OPLOCK_LEVEL_NONE,
                         RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL, Smb2Create.FILE_OPEN_IF).status());

@@ -88,6 +88,12 @@ class RawProtocolTest {
         return m;
     }
 
+    /** {@code m} with MessageId {@code mid}: each request takes the next one (MS-SMB2 3.3.5.2.3). */
+    static ByteBuffer withMid(ByteBuffer m, long mid) {
+        m.putLong(24, mid);
+        return m;
+    }
+
     static ByteBuffer simple(int command, long mid, long session) {
         ByteBuffer m = ByteBuffer.allocate(68).order(ByteOrder.LITTLE_ENDIAN);
         Smb2Header.writeRequest(m, command, 1, 1, 0, mid, 0, session);
@@ -106,7 +112,7 @@ class RawProtocolTest {
             assertEquals(Smb2Header.PROTOCOL_ID, r.getInt(0));
             assertEquals(Smb2Command.NEGOTIATE, Smb2Header.command(r));
             assertEquals(Smb2Dialect.SMB_2_WILDCARD, r.getShort(64 + 4) & 0xffff);
-            c.send(negotiate(Smb2Dialect.SMB_2_1, Smb2Dialect.SMB_3_0));
+            c.send(withMid(negotiate(Smb2Dialect.SMB_2_1, Smb2Dialect.SMB_3_0), 1)); // the SMB1 NEGOTIATE took 0
             r = c.receive();
             assertEquals(NtStatus.SUCCESS, Smb2Header.status(r));
             assertEquals(Smb2Dialect.SMB_3_0, r.getShort(64 + 4) & 0xffff);
@@ -119,17 +125,17 @@ class RawProtocolTest {
             c.send(negotiate());
             ByteBuffer r = c.receive();
             assertEquals(NtStatus.INVALID_PARAMETER, Smb2Header.status(r));
-            c.send(negotiate(Smb2Dialect.SMB_2_0_2));
+            c.send(withMid(negotiate(Smb2Dialect.SMB_2_0_2), 1));
             r = c.receive();
             assertEquals(NtStatus.SUCCESS, Smb2Header.status(r));
             assertEquals(Smb2Dialect.SMB_2_0_2, r.getShort(64 + 4) & 0xffff);
             // a tree connect without a session
-            c.send(simple(Smb2Command.TREE_DISCONNECT, 1, 12345));
+            c.send(simple(Smb2Command.TREE_DISCONNECT, 2, 12345));
             assertEquals(NtStatus.USER_SESSION_DELETED, Smb2Header.status(c.receive()));
-            c.send(simple(Smb2Command.ECHO, 2, 0));
+            c.send(simple(Smb2Command.ECHO, 3, 0));
             assertEquals(NtStatus.SUCCESS, Smb2Header.status(c.receive()));
             // a second NEGOTIATE ends the connection (MS-SMB2 3.3.5.3.1)
-            c.send(negotiate(Smb2Dialect.SMB_2_0_2));
+            c.send(withMid(negotiate(Smb2Dialect.SMB_2_0_2), 4));
             assertNull(c.receive());
         }
     }

@@ -172,7 +172,14 @@ final class RawSmbClient implements AutoCloseable {
 
     /** As {@link #send(int, ByteBuffer)} with a CreditCharge (MS-SMB2 3.2.4.1.5): it takes that many MessageIds. */
     CompletableFuture<ByteBuffer> send(int command, ByteBuffer m, int charge) throws IOException {
-        long mid = nextMid.getAndAdd(charge);
+        return sendAs(command, m, nextMid.getAndAdd(charge), charge);
+    }
+
+    /**
+     * As {@link #send(int, ByteBuffer, int)} with MessageId {@code mid}, whichever the client used
+     * before: the next request's MessageId does not change.
+     */
+    CompletableFuture<ByteBuffer> sendAs(int command, ByteBuffer m, long mid, int charge) throws IOException {
         Smb2Header.writeRequest(m, command, charge, 16, 0, mid, treeId, sessionId);
         io.rdmagate.smb.mssmb2.crypto.Smb2Signer sig = signer;
         if (sig != null) {
@@ -206,6 +213,11 @@ final class RawSmbClient implements AutoCloseable {
             }
         });
         return first;
+    }
+
+    /** The final response to the request sent with {@code mid}, while it has not come; null after. */
+    CompletableFuture<ByteBuffer> response(long mid) {
+        return pending.get(mid);
     }
 
     /** Sends {@code message} as one frame, as it is (no header field filled in). */
@@ -466,6 +478,11 @@ final class RawSmbClient implements AutoCloseable {
                 .putShort(72, (short) 96).putInt(76, additionalInformation).put(96, buffer);
         f.write(m, 80);
         return Smb2Header.status(call(Smb2Command.SET_INFO, m));
+    }
+
+    /** Takes {@code n} MessageIds for requests sent otherwise (a compound built by hand); returns the first. */
+    long takeMessageIds(int n) {
+        return nextMid.getAndAdd(n);
     }
 
     /** The MessageId the next request will carry. */

@@ -134,7 +134,8 @@ final class TestServer implements AutoCloseable {
                 logonFailureDelay, pool, copies, oplockBreakTimeout, durableTimeout, Duration.ofMinutes(5), maxConnections,
                 maxConnections, handshakeTimeout, idleTimeout,
                 io.rdmagate.gateway.spi.config.SmbConfig.DEFAULT_MAX_HANDSHAKE_MESSAGE_SIZE, sendTimeout,
-                io.rdmagate.gateway.spi.config.SmbConfig.Multichannel.DEFAULT, kerberos);
+                io.rdmagate.gateway.spi.config.SmbConfig.Multichannel.DEFAULT, kerberos,
+                io.rdmagate.gateway.spi.config.SmbConfig.DEFAULT_MAX_ASYNC_REQUESTS);
         this.server = SmbServer.start(cfg, InetAddress.getLoopbackAddress(), port, metrics);
     }
 

@@ -18,10 +18,23 @@ import java.time.Duration;
  * @param maxHandshakeMessageSize the largest message a connection may send before a session of it
  *                           is authenticated (NEGOTIATE, SESSION_SETUP with its security token); a
  *                           longer length field closes the connection before anything is buffered
+ * @param maxAsyncRequests   requests of one connection answered STATUS_PENDING and not yet completed
+ *                           (CHANGE_NOTIFY, a blocking LOCK, a CREATE waiting for a lease break); one
+ *                           more is failed with STATUS_INSUFFICIENT_RESOURCES (MS-SMB2 3.3.4.2)
  */
 public record SmbConfig(boolean signingRequired, boolean encryptAll, String guestAccount, int maxCredits,
         int maxInFlight, Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout,
-        Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize, Multichannel multichannel) {
+        Duration handshakeTimeout, Duration idleTimeout, int maxHandshakeMessageSize, Multichannel multichannel,
+        int maxAsyncRequests) {
+    /** Windows' default of AsyncCredits. */
+    public static final int DEFAULT_MAX_ASYNC_REQUESTS = 512;
+
+    public SmbConfig {
+        if (maxAsyncRequests < 1) {
+            throw new IllegalArgumentException("maxAsyncRequests " + maxAsyncRequests);
+        }
+    }
+
     /**
      * Multichannel (MS-SMB2 3.3.5.5.2): whether sessions may be bound to more connections, how many
      * channels one session may have, and the interfaces FSCTL_QUERY_NETWORK_INTERFACE_INFO reports
@@ -54,7 +67,8 @@ public record SmbConfig(boolean signingRequired, boolean encryptAll, String gues
             Duration oplockBreakTimeout, Duration durableTimeout, Duration durableMaxTimeout, Duration handshakeTimeout,
             Duration idleTimeout, int maxHandshakeMessageSize) {
         this(signingRequired, encryptAll, guestAccount, maxCredits, maxInFlight, oplockBreakTimeout, durableTimeout,
-                durableMaxTimeout, handshakeTimeout, idleTimeout, maxHandshakeMessageSize, Multichannel.DEFAULT);
+                durableMaxTimeout, handshakeTimeout, idleTimeout, maxHandshakeMessageSize, Multichannel.DEFAULT,
+                DEFAULT_MAX_ASYNC_REQUESTS);
     }
 
     /** Room for a Kerberos ticket of Windows' largest MaxTokenSize (65535) with its SMB2 headers. */

@@ -99,11 +99,12 @@ public final class Create implements Command {
             }
             // MS-FSA 2.1.5.1.2: the open waits for the oplock break it caused
             if (!await(c, a.pending(), inline)) {
-                if (c.lastInCompound()) {
+                if (c.lastInCompound() && c.conn.mayGoAsync()) {
                     goAsync(c, req, p, a.pending());
                     return;
                 }
-                await(c, a.pending(), Long.MAX_VALUE); // inside a compound: wait in place, up to the break's deadline
+                // inside a compound, or with maxAsyncRequests pending: wait in place, up to the break's deadline
+                await(c, a.pending(), Long.MAX_VALUE);
             }
             p.waited = true;
             a = p.admit(c);
@@ -309,7 +310,7 @@ public final class Create implements Command {
     }
 
     /** Answers STATUS_PENDING now and completes the CREATE once the break is resolved (MS-SMB2 3.3.4.2). */
-    private static void goAsync(Ctx c, Smb2Create.Request req, Plan first, Oplocks.Wait firstWait) {
+    private static void goAsync(Ctx c, Smb2Create.Request req, Plan first, Oplocks.Wait firstWait) throws SmbException {
         SmbConnection.AsyncOp op = c.conn.goAsync(c);
         op.onCancel(() -> op.complete(r -> r.status(NtStatus.CANCELLED)));
         Thread.ofVirtual().name("smb-create-oplock").start(() -> {

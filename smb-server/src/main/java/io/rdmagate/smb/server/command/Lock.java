@@ -92,13 +92,23 @@ public final class Lock implements Command {
                 LockSemantics.WINDOWS);
     }
 
-    private static void blocking(Ctx c, Open o, LockManager lm, long fileId, Smb2Lock.Element e) throws VfsException {
+    private static void blocking(Ctx c, Open o, LockManager lm, long fileId, Smb2Lock.Element e)
+            throws VfsException, SmbException {
         PendingLock p = lm.lockOrWait(fileId, request(o, e));
         if (p.granted().isDone() && !p.granted().isCompletedExceptionally()) {
             c.reply.length(Smb2Lock.write(c.reply.body(4)));
             return;
         }
-        SmbConnection.AsyncOp op = c.conn.goAsync(c);
+        SmbConnection.AsyncOp op;
+        try {
+            op = c.conn.goAsync(c);
+        } catch (SmbException full) {
+            if (p.cancel() || p.granted().isCompletedExceptionally()) {
+                throw full; // the lock is not waited for: STATUS_INSUFFICIENT_RESOURCES
+            }
+            c.reply.length(Smb2Lock.write(c.reply.body(4))); // granted meanwhile
+            return;
+        }
         op.onCancel(() -> {
             op.complete(r -> r.status(NtStatus.CANCELLED));
             p.cancel();
