@@ -112,7 +112,7 @@ public final class GatewayMetrics implements AutoCloseable {
         if (rdma.device() instanceof io.rdmagate.rdma.softiwarp.SoftIwarpDevice siw) {
             FunctionCounter.builder("rdmagate.rdma.refused.handshakes", siw,
                     io.rdmagate.rdma.softiwarp.SoftIwarpDevice::refusedHandshakes).tag("device", device)
-                    .description("TCP connections closed unanswered: too many MPA exchanges were pending")
+                    .description("TCP connections closed unanswered to make room: too many MPA Requests were pending")
                     .register(registry);
             FunctionCounter.builder("rdmagate.rdma.access.violations", siw,
                     io.rdmagate.rdma.softiwarp.SoftIwarpDevice::accessViolations).tag("device", device)

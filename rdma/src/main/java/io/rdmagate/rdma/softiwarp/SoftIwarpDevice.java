@@ -44,8 +44,9 @@ public final class SoftIwarpDevice implements RdmaDevice {
      *                       ones are legal and cheaper on loopback)
      * @param requireCrc     ask peers for CRC32c (siw's default is no CRC)
      * @param handshakeTimeout bound of the MPA exchange
-     * @param maxPendingHandshakes TCP connections of one listener still in the MPA exchange; one more is
-     *                         closed at once, so unauthenticated sockets cannot pile up
+     * @param maxPendingHandshakes TCP connections of one listener that have not sent their MPA Request; one
+     *                         more closes the one silent longest, so unauthenticated sockets cannot pile
+     *                         up nor keep a real client out
      * @param sendTimeout    how long a write to a peer may wait without the peer taking a byte (its
      *                       receive window shut); the connection then fails, its work requests flush
      *                       and the memory they name is released; zero: no deadline
@@ -161,7 +162,7 @@ public final class SoftIwarpDevice implements RdmaDevice {
         refusedHandshakes.increment();
     }
 
-    /** TCP connections closed unanswered because their listener had too many MPA exchanges pending. */
+    /** TCP connections closed unanswered to make room: their listener had too many MPA Requests pending. */
     public long refusedHandshakes() {
         return refusedHandshakes.sum();
     }

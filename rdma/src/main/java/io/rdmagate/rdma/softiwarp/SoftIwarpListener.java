@@ -28,7 +28,12 @@ final class SoftIwarpListener implements RdmaListener {
     private final ServerSocketChannel server;
     private final ConnectionRequestHandler handler;
     private final InetSocketAddress address;
-    private final java.util.concurrent.atomic.AtomicInteger pendingHandshakes = new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * Sockets accepted that have not yet sent a whole MPA Request, oldest first (guarded by itself):
+     * at {@code maxPendingHandshakes} the oldest is closed for a newcomer, as knfsd closes its
+     * oldest idle connection, so silent sockets cannot keep a real client out.
+     */
+    private final java.util.LinkedHashSet<SocketChannel> owingRequest = new java.util.LinkedHashSet<>();
 
     private SoftIwarpListener(SoftIwarpDevice device, ServerSocketChannel server, ConnectionRequestHandler handler)
             throws IOException {
@@ -67,12 +72,17 @@ final class SoftIwarpListener implements RdmaListener {
         while (server.isOpen()) {
             try {
                 SocketChannel ch = server.accept();
-                if (pendingHandshakes.incrementAndGet() > device.options().maxPendingHandshakes()) {
-                    // too many sockets still owe their MPA Request: this one gets none of our memory
-                    pendingHandshakes.decrementAndGet();
+                SocketChannel oldest = null;
+                synchronized (owingRequest) {
+                    if (owingRequest.size() >= device.options().maxPendingHandshakes()) {
+                        oldest = owingRequest.removeFirst();
+                    }
+                    owingRequest.add(ch);
+                }
+                if (oldest != null) {
+                    // too many sockets still owe their MPA Request: the one silent longest goes, unanswered
                     device.countRefusedHandshake();
-                    SoftIwarpDevice.closeQuietly(ch);
-                    continue;
+                    SoftIwarpDevice.closeQuietly(oldest);
                 }
                 Thread.ofVirtual().name("siw-mpa").start(() -> respond(ch));
             } catch (IOException e) {
@@ -87,7 +97,14 @@ final class SoftIwarpListener implements RdmaListener {
         try {
             respondOnce(ch);
         } finally {
-            pendingHandshakes.decrementAndGet();
+            requestRead(ch);
+        }
+    }
+
+    /** {@code ch} sent its MPA Request (or is done with): it no longer holds a pending place. */
+    private void requestRead(SocketChannel ch) {
+        synchronized (owingRequest) {
+            owingRequest.remove(ch);
         }
     }
 
@@ -96,6 +113,7 @@ final class SoftIwarpListener implements RdmaListener {
         try {
             SoftIwarpDevice.tune(ch);
             MpaFrame req = MpaHandshake.read(ch, true);
+            requestRead(ch);
             if (req == null) {
                 MpaHandshake.write(ch, MpaFrame.encode(false, false, true, false, new byte[0], 0, 0, false, 0));
                 SoftIwarpDevice.closeQuietly(ch);

@@ -404,8 +404,14 @@ class SoftIwarpWireTest {
         }
     }
 
+    /**
+     * Sockets that connect and never send their MPA Request hold the listener's pending places; at
+     * the limit, each newcomer closes the one silent longest, so a real client connecting in a
+     * flood of them is served, and a silent socket lasts no longer than the next {@code limit}
+     * connects.
+     */
     @Test
-    void socketsBeyondThePendingHandshakeLimitAreClosedUnansweredAndAFreedPlaceServesAgain() throws Exception {
+    void atThePendingHandshakeLimitTheSocketSilentLongestMakesRoom() throws Exception {
         SoftIwarpDevice capped = new SoftIwarpDevice("siw-capped", new SoftIwarpDevice.Options(65504, false,
                 Duration.ofSeconds(30), 2));
         listener = capped.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), req -> {
@@ -415,26 +421,22 @@ class SoftIwarpWireTest {
                 req.reject(new byte[0]);
             }
         });
-        // two sockets that never send their MPA Request hold both places
-        try (Socket idle1 = new Socket(InetAddress.getLoopbackAddress(), listener.localAddress().getPort());
-                Socket idle2 = new Socket(InetAddress.getLoopbackAddress(), listener.localAddress().getPort());
-                Socket third = new Socket(InetAddress.getLoopbackAddress(), listener.localAddress().getPort())) {
-            third.setSoTimeout(10_000);
-            assertEquals(-1, third.getInputStream().read(), "the third socket is closed without an answer");
+        int port = listener.localAddress().getPort();
+        try (Socket idle1 = new Socket(InetAddress.getLoopbackAddress(), port);
+                Socket idle2 = new Socket(InetAddress.getLoopbackAddress(), port);
+                Socket idle3 = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            idle1.setSoTimeout(10_000);
+            assertEquals(-1, idle1.getInputStream().read(), "the first silent socket is closed without an answer");
             assertEquals(1, capped.refusedHandshakes());
-            idle1.close();
-            // the listener sees the close when it next reads: a connect may race it, so retry until placed
-            QueuePair qp = null;
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (qp == null && System.nanoTime() < end) {
-                try {
-                    qp = device.connect(listener.localAddress(), config(4, 4), new byte[0]).get(10, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException e) {
-                    // refused while the closed socket still held its place
-                }
-            }
-            assertNotNull(qp, "a freed place takes a real connection");
-            assertEquals(QueuePair.State.CONNECTED, qp.state());
+
+            QueuePair qp = device.connect(listener.localAddress(), config(4, 4), new byte[0]).get(10, TimeUnit.SECONDS);
+            assertEquals(QueuePair.State.CONNECTED, qp.state(), "a real client is served while silent sockets hold every place");
+            idle2.setSoTimeout(10_000);
+            assertEquals(-1, idle2.getInputStream().read(), "it made room by closing the next silent one");
+            assertEquals(2, capped.refusedHandshakes());
+            idle3.setSoTimeout(200);
+            org.junit.jupiter.api.Assertions.assertThrows(java.net.SocketTimeoutException.class,
+                    () -> idle3.getInputStream().read(), "the newest silent socket still waits within its deadline");
             qp.disconnect();
         }
     }

@@ -11,8 +11,8 @@ import java.time.Duration;
  *                             network)
  * @param maxConnections       RDMA connections open at once per listener; each holds its receive and
  *                             send buffers and a queue pair. A connect beyond is rejected
- * @param maxPendingHandshakes TCP connections of one soft-iWARP listener still in the MPA exchange; one
- *                             more is closed unanswered
+ * @param maxPendingHandshakes TCP connections of one soft-iWARP listener that have not sent their MPA
+ *                             Request; one more closes the one silent longest, unanswered
  * @param handshakeTimeout     how long the MPA exchange may take
  */
 public record RdmaConfig(Provider provider, int maxConnections, int maxPendingHandshakes, Duration handshakeTimeout) {
