@@ -414,8 +414,22 @@ public final class SmbDirectConnection {
 
     /** Disconnects and returns once torn down: the server's own stop. */
     void closeAndWait() throws InterruptedException {
-        close("the server stops");
+        closeAndWait("the server stops");
+    }
+
+    /** Disconnects for {@code why} and returns once torn down (out of the server's count). */
+    void closeAndWait(String why) throws InterruptedException {
+        close(why);
         tornDown.await();
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    /** When the connection last received a message (or sent a keep-alive for want of one). */
+    long lastReceiveNanos() {
+        return lastReceiveNanos;
     }
 
     private void teardown() {

@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * process's one device and protection domain, with buffers from its one I/O pool, and gives each
  * negotiated connection an upper layer (the SMB2 server).
  *
- * <p>Accepts a connect while fewer than {@code maxConnections} are open and the pool can hold the
- * new connection's buffers without waiting; rejects it otherwise, before anything is allocated.
+ * <p>Accepts a connect while fewer than {@code maxConnections} are open; at the bound the
+ * connection that received nothing longest is closed to make room, as the TCP listeners close
+ * their quietest (and knfsd its oldest idle one). A connect whose buffers the pool cannot hold
+ * without waiting is rejected, before anything is allocated.
  * On iWARP the client's connect carries 8 bytes of private data, its IRD and ORD as Linux cifs
  * sends them (two 32-bit words in the host's order); the accept answers with ours in the same
  * form. A connection that does not negotiate within {@code negotiateTimeout} is closed, so idle
@@ -50,6 +52,8 @@ public final class SmbDirectServer implements AutoCloseable {
     private final Map<SmbDirectConnection, Long> connections = new ConcurrentHashMap<>();
     private final AtomicInteger open = new AtomicInteger();
     private final LongAdder refused = new LongAdder();
+    private final LongAdder evicted = new LongAdder();
+    private volatile long lastEvictionLog = System.nanoTime() - 20_000_000_000L;
     private final LongAdder negotiateTimeouts = new LongAdder();
     private final LongAdder refusedNegotiations = new LongAdder();
     private final LongAdder rdmaReadBytes = new LongAdder();
@@ -109,7 +113,12 @@ public final class SmbDirectServer implements AutoCloseable {
         return open.get();
     }
 
-    /** Connects rejected: at the connection bound, or the pool could not hold them. */
+    /** Connections closed to make room for a newcomer at {@code maxConnections}. */
+    public long evictedConnections() {
+        return evicted.sum();
+    }
+
+    /** Connects rejected: the pool could not hold them, or no connection could make room. */
     public long refusedConnections() {
         return refused.sum();
     }
@@ -152,13 +161,31 @@ public final class SmbDirectServer implements AutoCloseable {
     }
 
     private void onRequest(ConnectionRequest request) {
-        if (open.incrementAndGet() > options.maxConnections()) {
+        while (open.incrementAndGet() > options.maxConnections()) {
             open.decrementAndGet();
-            refused.increment();
-            LOG.warn("SMB Direct connect from {} rejected: {} connections are open", request.remoteAddress(),
-                    options.maxConnections());
-            request.reject(new byte[0]);
-            return;
+            SmbDirectConnection quiet = quietest();
+            if (quiet == null) {
+                refused.increment();
+                LOG.warn("SMB Direct connect from {} rejected: {} connections are open", request.remoteAddress(),
+                        options.maxConnections());
+                request.reject(new byte[0]);
+                return;
+            }
+            evicted.increment();
+            long now = System.nanoTime();
+            if (now - lastEvictionLog > 10_000_000_000L) { // a flood must not become a flood of lines
+                lastEvictionLog = now;
+                LOG.warn("SMB Direct at {} connections: closing connection {} from {}, quiet longest, for a new one from {}"
+                        + " ({} closed so far)", options.maxConnections(), quiet.id(), quiet.remoteAddress(),
+                        request.remoteAddress(), evicted.sum());
+            }
+            try {
+                quiet.closeAndWait("closed to make room for a new connection"); // leaves the count first
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                request.reject(new byte[0]);
+                return;
+            }
         }
         SmbDirectConnection conn;
         try {
@@ -202,6 +229,17 @@ public final class SmbDirectServer implements AutoCloseable {
         ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
         b.putInt(ird).putInt(ord);
         return b.array();
+    }
+
+    /** The open connection that received nothing longest, or null. */
+    private SmbDirectConnection quietest() {
+        SmbDirectConnection best = null;
+        for (SmbDirectConnection c : connections.keySet()) {
+            if (!c.isClosed() && (best == null || c.lastReceiveNanos() - best.lastReceiveNanos() < 0)) {
+                best = c;
+            }
+        }
+        return best;
     }
 
     void connectionClosed(SmbDirectConnection c) {

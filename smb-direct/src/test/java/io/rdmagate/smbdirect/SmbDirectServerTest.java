@@ -241,17 +241,25 @@ class SmbDirectServerTest {
     }
 
     @Test
-    void connectsBeyondTheBoundAreRejected() throws Exception {
+    void atTheBoundTheConnectionQuietLongestMakesRoom() throws Exception {
         SmbDirectOptions d = SmbDirectOptions.defaults();
         start(new SmbDirectOptions(d.receiveCredits(), d.sendCredits(), d.maxSendSize(), d.maxReceiveSize(),
                 d.maxFragmentedSize(), d.maxReadWriteSize(), d.maxDescriptors(), 2, d.negotiateTimeout(),
                 d.keepaliveInterval()));
-        try (SmbDirectClient a = SmbDirectClient.connect(clientDevice, server.localAddress());
-                SmbDirectClient b = SmbDirectClient.connect(clientDevice, server.localAddress())) {
-            assertThrows(ExecutionException.class, () -> SmbDirectClient.connect(clientDevice, server.localAddress()));
-            assertEquals(1, server.refusedConnections());
-            a.send(new byte[] {1});
-            assertNotNull(a.receive(10_000), "the admitted connections still work");
+        try (SmbDirectClient quiet = SmbDirectClient.connect(clientDevice, server.localAddress());
+                SmbDirectClient busy = SmbDirectClient.connect(clientDevice, server.localAddress())) {
+            busy.send(new byte[] {1});
+            assertNotNull(busy.receive(10_000));
+            try (SmbDirectClient newcomer = SmbDirectClient.connect(clientDevice, server.localAddress())) {
+                assertTrue(quiet.endsWithin(10_000), "the connection that received nothing longest is closed");
+                assertEquals(1, server.evictedConnections());
+                assertEquals(0, server.refusedConnections());
+                assertEquals(2, server.openConnections());
+                for (SmbDirectClient c : List.of(busy, newcomer)) {
+                    c.send(new byte[] {2});
+                    assertNotNull(c.receive(10_000), "the others are served");
+                }
+            }
         }
     }
 
