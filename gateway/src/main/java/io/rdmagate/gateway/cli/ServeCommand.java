@@ -32,6 +32,11 @@ import picocli.CommandLine.Option;
                         + " (export ./data as /data to everyone, share 'data')."})
 public final class ServeCommand implements Callable<Integer> {
     static final Duration STOP_GRACE = Duration.ofSeconds(10);
+    /**
+     * What the stop may take beyond the services' grace (the exports' handle stores flushing, the
+     * pool and the device closing) before the process halts anyway (see {@link ShutdownSignals}).
+     */
+    static final Duration STOP_BOUND_MARGIN = Duration.ofSeconds(20);
 
     @Option(names = "--config", paramLabel = "FILE", description = "The YAML configuration file.")
     Path config;
@@ -77,11 +82,12 @@ public final class ServeCommand implements Callable<Integer> {
         Predicate<ExportConfig> createIfMissing = e -> !overridden && e.path().equals(defaultData);
         List<ProtocolService> services = ServiceLoader.load(ProtocolService.class).stream()
                 .map(ServiceLoader.Provider::get).toList();
-        ShutdownSignals signals = ShutdownSignals.install();
+        ShutdownSignals signals = ShutdownSignals.install(STOP_GRACE.plus(STOP_BOUND_MARGIN));
         GatewayRuntime runtime = GatewayRuntime.start(cfg, createIfMissing, services, PortPlanner.forThisHost(),
                 new InetSocketAddress(0).getAddress());
         signals.await();
         runtime.stop(STOP_GRACE);
+        signals.stopped();
         LoggerFactory.getLogger(ServeCommand.class).info("rdmagate stopped");
         return 0;
     }
