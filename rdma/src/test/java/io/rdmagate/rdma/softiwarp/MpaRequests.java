@@ -11,7 +11,9 @@ import java.util.Random;
 /**
  * MPA Requests for fuzz campaigns (RFC 5044 §7.1, RFC 6581 §5): what Linux siw sends, mutated in
  * the fields a hostile client controls, and what the soft-iWARP listener reads of one. Shared by
- * the campaigns that send them over TCP to a listener and those that read them in memory.
+ * the campaigns that send them over TCP to a listener and those that read them in memory. The
+ * Replies a connecting side reads ({@link #siwReply}) have the same layout and take the same
+ * mutations.
  */
 public final class MpaRequests {
     private MpaRequests() {
@@ -34,7 +36,21 @@ public final class MpaRequests {
     }
 
     /**
-     * One to three mutations of a request: the key, the flags (markers, CRC, reject, enhanced),
+     * A Reply as a siw responder sends it: revision 2, enhanced (IRD and ORD 16), CRC now and then,
+     * a Reject one time in eight, then {@code userData}.
+     */
+    public static byte[] siwReply(Random rnd, byte[] userData) {
+        ByteBuffer b = ByteBuffer.allocate(MpaFrame.HEADER + 4 + userData.length);
+        int flags = MpaFrame.FLAG_ENHANCED | (rnd.nextInt(4) == 0 ? MpaFrame.FLAG_CRC : 0)
+                | (rnd.nextInt(8) == 0 ? MpaFrame.FLAG_REJECT : 0);
+        b.put(MpaFrame.KEY_REP).put((byte) flags).put((byte) 2).putShort((short) (4 + userData.length));
+        b.putShort((short) 16).putShort((short) 16);
+        b.put(userData);
+        return b.array();
+    }
+
+    /**
+     * One to three mutations of a request (or reply): the key, the flags (markers, CRC, reject, enhanced),
      * the revision, the private data length against what follows, the IRD and ORD words, the user
      * data, a cut, or bytes beyond the declared private data.
      */

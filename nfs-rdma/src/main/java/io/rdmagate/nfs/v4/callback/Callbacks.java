@@ -183,8 +183,11 @@ public final class Callbacks {
         return done;
     }
 
-    /** CB_COMPOUND4res's status after a reply accepted with SUCCESS; -1 for any other reply. */
-    static int compoundStatus(ByteBuf reply) {
+    /**
+     * CB_COMPOUND4res's status after a reply accepted with SUCCESS; -1 for any other reply, or one
+     * that does not decode. Reads a duplicate: {@code reply} is left as it was.
+     */
+    public static int compoundStatus(ByteBuf reply) {
         try {
             XdrDecoder d = new XdrDecoder(reply.duplicate());
             return ReplyHeader.decode(d).isSuccess() ? d.readInt() : -1;
