@@ -64,8 +64,17 @@ class SmbMessageFuzzTest {
     /** Sessions so far: each works on a file of its own (a mutated SET_INFO may have made the last one read-only). */
     private static int sessions;
 
-    private static Session session() throws Exception {
-        RawSmbClient c = new RawSmbClient(server.port()).logon();
+    /** How a campaign's client reaches the server: over TCP, or in memory ({@link MemoryFrames}). */
+    enum Wire {
+        TCP, MEMORY;
+
+        RawSmbClient connect() throws java.io.IOException {
+            return this == TCP ? new RawSmbClient(server.port()) : new RawSmbClient(new MemoryFrames(server.server));
+        }
+    }
+
+    private static Session session(Wire wire) throws Exception {
+        RawSmbClient c = wire.connect().logon();
         List<RawSmbClient.Sent> seeds = new ArrayList<>();
         c.sent = seeds;
         int n = sessions++;
@@ -111,13 +120,29 @@ class SmbMessageFuzzTest {
 
     @Test
     void mutatedRequestsOnAnAuthenticatedTreeAreAnsweredOrCloseTheConnection() throws Exception {
-        int rounds = Integer.getInteger("rdmagate.fuzz.rounds", 6000);
-        Random rnd = new Random(20261205);
+        treeCampaign(Wire.TCP, Integer.getInteger("rdmagate.fuzz.rounds", 6000), 20261205);
+    }
+
+    /**
+     * The same campaign with 10 times as many requests, handed to the connection in memory: what
+     * the server does with each is the same, without the loopback's round trips. A long run:
+     * {@code -Drdmagate.fuzz.rounds=1000000 -Dtest='SmbMessageFuzzTest#mutatedRequestsOnAnAuthenticatedTreeInMemory*'}
+     * (10^7 requests).
+     */
+    @Test
+    void mutatedRequestsOnAnAuthenticatedTreeInMemoryAreAnsweredOrCloseTheConnection() throws Exception {
+        treeCampaign(Wire.MEMORY, 10 * Integer.getInteger("rdmagate.fuzz.rounds", 6000), 20261207);
+    }
+
+    private void treeCampaign(Wire wire, int rounds, long seedOfRandom) throws Exception {
+        Random rnd = new Random(seedOfRandom);
         long before = server.server.internalErrors();
         Map<String, Integer> outcomes = new TreeMap<>();
-        Session s = session();
+        long t0 = System.nanoTime();
+        Session s = session(wire);
         assertTrue(s.seeds().size() >= 20, "seeds of every command: " + s.seeds().size());
-        List<RawSmbClient.Sent> recorded = recorded(c -> !SESSION_COMMANDS.contains(c));
+        // CANCEL has no response of its own: a campaign of answers leaves it to the tests of CANCEL
+        List<RawSmbClient.Sent> recorded = recorded(c -> !SESSION_COMMANDS.contains(c) && c != Smb2Command.CANCEL);
         for (int round = 0; round < rounds; round++) {
             // a quarter from real clients' requests; the rest from this session's, whose file ids are live
             RawSmbClient.Sent seed = rnd.nextInt(4) == 0 ? recorded.get(rnd.nextInt(recorded.size()))
@@ -125,21 +150,24 @@ class SmbMessageFuzzTest {
             byte[] m = mutate(seed.message(), rnd, 64);
             String outcome;
             try {
-                ByteBuffer r = s.client().send(seed.command(), ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN))
+                // the first answer: a request the server goes on with (a lock that conflicts, a change
+                // notification) is answered STATUS_PENDING, up to smb.maxAsyncRequests of them
+                ByteBuffer r = s.client().sendAnswered(seed.command(), ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN))
                         .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 assertEquals(0x424D53FE, r.getInt(0), "an SMB2 reply");
                 outcome = NtStatus.hex(Smb2Header.status(r));
             } catch (TimeoutException | java.util.concurrent.ExecutionException gone) {
-                // closed (a malformed request ends the connection) or waiting (a lock that conflicts, a request
-                // the server holds pending): a new connection goes on
-                outcome = gone instanceof TimeoutException ? "waiting" : "closed";
+                // closed (a malformed request ends the connection) or waiting (a CREATE waiting for its own
+                // lease's break inside a compound): a new connection goes on
+                outcome = (gone instanceof TimeoutException ? "waiting " : "closed ") + Smb2Command.name(seed.command());
                 s.client().close();
-                s = session();
+                s = session(wire);
             }
             outcomes.merge(outcome, 1, Integer::sum);
         }
         s.client().close();
-        System.out.printf("SmbMessageFuzzTest: %d mutated requests, outcomes %s%n", rounds, outcomes);
+        System.out.printf("SmbMessageFuzzTest: %d mutated requests (%s) in %.1f s, outcomes %s%n", rounds, wire,
+                (System.nanoTime() - t0) / 1e9, outcomes);
         assertEquals(before, server.server.internalErrors(), "no request made the server throw");
         assertTrue(outcomes.getOrDefault(NtStatus.hex(NtStatus.SUCCESS), 0) > rounds / 20, "many still succeeded: " + outcomes);
         try (RawSmbClient fresh = new RawSmbClient(server.port()).logon()) {
