@@ -173,6 +173,11 @@ public final class HostGateway implements AutoCloseable {
         return httpPort;
     }
 
+    /** The gateway's process id. */
+    public long pid() {
+        return process.pid();
+    }
+
     /** The gateway's /metrics page, as Prometheus reads it. */
     public String metrics() throws IOException, InterruptedException {
         return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(

@@ -137,4 +137,66 @@ class RdmagateCifsKernelClientTest {
         }
     }
 
+
+    /**
+     * The gateway killed with SIGKILL (a crash, the OOM killer) while the kernel's cifs client has a
+     * session on it over SMB Direct: the guest writes 64 MiB and fsyncs them (SMB2 FLUSH answered),
+     * then writes kill-now; the host kills rdmagate once it sees that file and starts it again on
+     * the same ports and state. The mount reconnects by itself, and the flushed file reads back
+     * intact through it and through a fresh mount.
+     */
+    @Test
+    void aFileFlushedOverSmbDirectSurvivesAGatewayKilledUnderTheMount() throws Exception {
+        int smb = HostGateway.freePort();
+        int direct = HostGateway.freePort();
+        String transports = """
+                  nfs: {enabled: false}
+                  smb: {port: %d, directPort: %d}
+                """.formatted(smb, direct);
+        String users = HostGateway.rootSmbUser(USER, PASSWORD);
+        HostGateway[] gateway = {HostGateway.start(dir, users, transports)};
+        Path export = dir.resolve("export");
+        String[] before = new String[1];
+        Thread killer = Thread.ofVirtual().start(() -> {
+            try {
+                long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
+                while (!Files.exists(export.resolve("kill-now")) || Files.size(export.resolve("kill-now")) == 0) {
+                    if (System.nanoTime() > deadline) {
+                        return;
+                    }
+                    Thread.sleep(20); // polling the export: the guest gives no other signal
+                }
+                before[0] = gateway[0].metrics();
+                assertEquals(137, gateway[0].kill(), "killed by SIGKILL");
+                gateway[0] = HostGateway.start(dir, users, transports);
+                Files.writeString(export.resolve("restarted"), "yes");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        try {
+            GuestRun run = lab.job("rdmagate-cifs-kill")
+                    .labScript("rdmagate-cifs-kill.sh")
+                    .env("SMB_USER", USER)
+                    .env("SMB_PASSWORD", PASSWORD)
+                    .env("KILL_MIB", 64)
+                    .forward(5445, direct)
+                    .forward(445, smb)
+                    .timeout(Duration.ofMinutes(15))
+                    .run();
+            killer.join(Duration.ofSeconds(5));
+            org.junit.jupiter.api.Assertions.assertNotNull(before[0], "the gateway was killed under the mount");
+            org.junit.jupiter.api.Assertions.assertTrue(HostGateway.counter(before[0],
+                    "rdmagate_smb_connections_accepted_total{transport=\"rdma\"}") >= 1,
+                    "the session the kill cut was an SMB Direct one: " + before[0]);
+            run.assertPassed(List.of("nic-up", "siw-nic", "mount", "flushed", "kill-now", "reconnect", "intact", "remount",
+                    "intact-fresh-mount", "unmount", "kernel-clean"));
+            assertEquals(0, gateway[0].stop(), gateway[0].log());
+        } finally {
+            killer.interrupt();
+            gateway[0].close();
+        }
+    }
 }
