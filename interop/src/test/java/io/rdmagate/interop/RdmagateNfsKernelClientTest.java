@@ -123,12 +123,14 @@ class RdmagateNfsKernelClientTest {
     }
 
     /**
-     * The gateway restarted in the middle of a copy over NFS/RDMA: the host watches the file grow
-     * in the export and restarts rdmagate (same ports, same handle store) once a quarter of it
-     * has arrived; the guest's copy must finish and read back intact.
+     * The gateway killed (SIGKILL, as a crash or the OOM killer ends it) in the middle of a copy
+     * over NFS/RDMA: the host watches the file grow in the export and, once a quarter of it has
+     * arrived, kills rdmagate and starts it again (same ports, same handle store). The guest's
+     * copy must finish and read back intact: the client's unstable writes the crash lost are sent
+     * again when COMMIT's verifier changes, and what was committed before is on disk.
      */
     @Test
-    void copyOverRdmaSurvivesAGatewayRestart() throws Exception {
+    void copyOverRdmaSurvivesAGatewayKilledMidCopy() throws Exception {
         int mib = 128;
         String transports = """
                   nfs: {port: %d, mountPort: %d, rdmaPort: %d, nlmPort: %d, nsmPort: %d}
@@ -140,7 +142,7 @@ class RdmagateNfsKernelClientTest {
         int rdma = port(transports, "rdmaPort");
         HostGateway[] gateway = {HostGateway.start(dir, transports)};
         long[] sizeAtRestart = {-1};
-        Thread restarter = restartAtAQuarter(gateway, transports, mib, sizeAtRestart);
+        Thread restarter = restartAtAQuarter(gateway, transports, mib, sizeAtRestart, true);
         try {
             GuestRun run = lab.job("rdmagate-nfs-restart")
                     .labScript("rdmagate-nfs-restart.sh")
@@ -180,7 +182,7 @@ class RdmagateNfsKernelClientTest {
                 """.formatted(nfs, HostGateway.freePort(), rdma, HostGateway.freePort(), HostGateway.freePort());
         HostGateway[] gateway = {HostGateway.start(dir, transports)};
         long[] sizeAtRestart = {-1};
-        Thread restarter = restartAtAQuarter(gateway, transports, mib, sizeAtRestart);
+        Thread restarter = restartAtAQuarter(gateway, transports, mib, sizeAtRestart, false);
         try {
             GuestRun run = lab.job("rdmagate-nfs41-restart")
                     .labScript("rdmagate-nfs-restart.sh")
@@ -208,10 +210,12 @@ class RdmagateNfsKernelClientTest {
 
     /**
      * Watches restart.bin grow in the export and, once a quarter of {@code mib} has arrived, stops the
-     * gateway (SIGTERM) and starts it again with the same configuration and state; the size it had
-     * then goes to {@code sizeAtRestart[0]}. Gives up after 10 minutes without that much.
+     * gateway (SIGTERM, or SIGKILL with {@code kill}) and starts it again with the same configuration
+     * and state; the size it had then goes to {@code sizeAtRestart[0]}. Gives up after 10 minutes
+     * without that much.
      */
-    private Thread restartAtAQuarter(HostGateway[] gateway, String transports, int mib, long[] sizeAtRestart) {
+    private Thread restartAtAQuarter(HostGateway[] gateway, String transports, int mib, long[] sizeAtRestart,
+            boolean kill) {
         Path file = dir.resolve("export").resolve("restart.bin");
         return Thread.ofVirtual().start(() -> {
             try {
@@ -223,7 +227,11 @@ class RdmagateNfsKernelClientTest {
                     Thread.sleep(20); // polling the file's size: the guest's copy gives no other signal
                 }
                 sizeAtRestart[0] = Files.size(file);
-                assertEquals(0, gateway[0].stop(), gateway[0].log());
+                if (kill) {
+                    assertEquals(137, gateway[0].kill(), "killed by SIGKILL: " + gateway[0].log());
+                } else {
+                    assertEquals(0, gateway[0].stop(), gateway[0].log());
+                }
                 gateway[0] = HostGateway.start(dir, transports);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
