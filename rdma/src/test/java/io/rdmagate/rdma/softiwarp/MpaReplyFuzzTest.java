@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
  * Reply and ends its side, each connect completes within the handshake deadline: with a queue
  * pair that keeps the Reply's promises (its private data the bytes sent, reads outbound bounded by
  * the responder's IRD), with ConnectionRejectedException for a Reject, or with RdmaException,
- * never another exception; no socket is left behind. In memory, the same parsing of 100
+ * never another exception; no TCP socket is left behind. In memory, the same parsing of 100
  * times as many Replies. {@code -Drdmagate.fuzz.rounds=N} sets the number of inputs.
  */
 class MpaReplyFuzzTest {
@@ -59,7 +59,7 @@ class MpaReplyFuzzTest {
         });
         Random rnd = new Random(0x6581L);
         Map<String, Integer> outcomes = new TreeMap<>();
-        long fds = descriptors();
+        long fds = tcpSockets().size();
         try (ServerSocket peer = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), peer.getLocalPort());
             for (int round = 0; round < ROUNDS + 1; round++) {
@@ -92,10 +92,10 @@ class MpaReplyFuzzTest {
             assertTrue(outcomes.getOrDefault(o, 0) > ROUNDS / 100, "every outcome is exercised: " + outcomes);
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (descriptors() > fds && System.nanoTime() < deadline) {
+        while (tcpSockets().size() > fds && System.nanoTime() < deadline) {
             Thread.sleep(10); // the last queue pairs close their sockets as their receivers see the end
         }
-        assertTrue(descriptors() <= fds, "sockets back to " + fds + ": " + descriptors());
+        assertTrue(tcpSockets().size() <= fds, "TCP sockets back to " + fds + ": " + tcpSockets());
     }
 
     /** How a connect that read {@code reply} ended; checks what a queue pair or a Reject carries. */
@@ -137,17 +137,34 @@ class MpaReplyFuzzTest {
         }
     }
 
-    /** Sockets this process holds (the JVM's own descriptors, its pollers among them, come and go as it likes). */
-    private static long descriptors() throws Exception {
+    /**
+     * The TCP sockets this process holds, as /proc/net/tcp and tcp6 describe them (the JVM's own
+     * descriptors, pollers and netlink sockets among them, come and go as it likes).
+     */
+    private static java.util.List<String> tcpSockets() throws Exception {
+        java.util.Set<String> inodes = new java.util.HashSet<>();
         try (var s = Files.list(Path.of("/proc/self/fd"))) {
-            return s.filter(fd -> {
+            s.forEach(fd -> {
                 try {
-                    return Files.readSymbolicLink(fd).toString().startsWith("socket:");
+                    String t = Files.readSymbolicLink(fd).toString();
+                    if (t.startsWith("socket:[")) {
+                        inodes.add(t.substring(8, t.length() - 1));
+                    }
                 } catch (java.io.IOException gone) {
-                    return false; // closed meanwhile
+                    // closed meanwhile
                 }
-            }).count();
+            });
         }
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            for (String line : Files.readAllLines(Path.of(table))) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 9 && inodes.contains(f[9])) {
+                    out.add(line.trim());
+                }
+            }
+        }
+        return out;
     }
 
     @Test
