@@ -160,7 +160,11 @@ public final class HostGateway implements AutoCloseable {
      */
     public static int freePort() throws IOException {
         for (int tries = 0; tries < 1000; tries++) {
-            try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            // on every address and without SO_REUSEADDR, as a listener of the gateway's binds it: the kernel
+            // then picks no port that another socket, a client's in TIME_WAIT among them, still holds
+            try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+                s.setReuseAddress(false);
+                s.bind(new java.net.InetSocketAddress(0), 1);
                 if (HANDED_OUT.add(s.getLocalPort())) {
                     return s.getLocalPort();
                 }
