@@ -283,6 +283,7 @@ public final class SmbConnection implements Receiver {
             close("malformed SMB2 header or compound chain");
             return;
         }
+        boolean holdsTurn = false;
         for (ByteBuffer m : messages) {
             // MS-SMB2 3.3.5.2.3, in arrival order (this request holds its turn): a CANCEL takes no MessageId
             int command = Smb2Header.command(m);
@@ -292,10 +293,6 @@ public final class SmbConnection implements Receiver {
                         + ") is outside the command sequence window or was used before");
                 return;
             }
-        }
-        boolean holdsTurn = false;
-        for (ByteBuffer m : messages) {
-            int command = Smb2Header.command(m);
             holdsTurn |= command == Smb2Command.CHANGE_NOTIFY || command == Smb2Command.CANCEL;
         }
         if (!holdsTurn) {
