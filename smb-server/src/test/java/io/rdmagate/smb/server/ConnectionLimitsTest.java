@@ -149,12 +149,6 @@ class ConnectionLimitsTest {
     }
 
     /** A compound of {@code count} ECHOs of {@code client}'s session, MessageIds from {@code firstMid}. */
-    private static java.nio.ByteBuffer echo() {
-        java.nio.ByteBuffer m = RawSmbClient.msg(4);
-        m.putShort(64, (short) 4);
-        return m;
-    }
-
     private static byte[] echoCompound(RawSmbClient client, int count, long firstMid) {
         int one = 72; // 64-byte header + 4-byte ECHO, padded to 8
         java.nio.ByteBuffer chain = java.nio.ByteBuffer.allocate(count * one).order(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -181,7 +175,7 @@ class ConnectionLimitsTest {
             RawSmbClient abuser = new RawSmbClient(t.port()).logon();
             try (user; abuser) {
                 for (int i = 0; i < 4; i++) {
-                    abuser.call(io.rdmagate.smb.mssmb2.Smb2Command.ECHO, echo()); // credits for 64 requests at once
+                    abuser.call(io.rdmagate.smb.mssmb2.Smb2Command.ECHO, RawSmbClient.echo()); // credits for 64 requests at once
                 }
                 abuser.sendFrame(echoCompound(abuser, 64, abuser.takeMessageIds(64)));
                 assertTrue(!abuser.closedByServer(20_000), "a compound of 64 is served");

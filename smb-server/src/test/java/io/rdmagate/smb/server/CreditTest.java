@@ -1,5 +1,7 @@
 package io.rdmagate.smb.server;
 
+import static io.rdmagate.smb.server.RawSmbClient.changeNotify;
+import static io.rdmagate.smb.server.RawSmbClient.echo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,12 +42,6 @@ class CreditTest {
     @AfterAll
     static void stop() throws Exception {
         server.close();
-    }
-
-    private static ByteBuffer echo() {
-        ByteBuffer m = RawSmbClient.msg(4);
-        m.putShort(64, (short) 4);
-        return m;
     }
 
     @Test
@@ -112,10 +108,8 @@ class CreditTest {
             List<Long> pending = new ArrayList<>();
             for (int i = 0; i < max; i++) {
                 long mid = c.nextMessageId();
-                ByteBuffer m = RawSmbClient.msg(32);
-                m.putShort(64, (short) 32).putInt(68, 4096).putInt(88, 0x3);
-                d.fileId().write(m, 72);
-                ByteBuffer first = c.sendAnswered(Smb2Command.CHANGE_NOTIFY, m).get(10, TimeUnit.SECONDS);
+                ByteBuffer first = c.sendAnswered(Smb2Command.CHANGE_NOTIFY, changeNotify(d.fileId(), 0x3, 4096))
+                        .get(10, TimeUnit.SECONDS);
                 assertEquals(NtStatus.PENDING, Smb2Header.status(first), "CHANGE_NOTIFY " + i + " waits");
                 pending.add(mid);
             }
@@ -126,10 +120,8 @@ class CreditTest {
             CompletableFuture<ByteBuffer> cancelled = c.response(pending.getFirst());
             c.sendCancel(pending.getFirst());
             assertEquals(NtStatus.CANCELLED, Smb2Header.status(cancelled.get(10, TimeUnit.SECONDS)));
-            ByteBuffer m = RawSmbClient.msg(32);
-            m.putShort(64, (short) 32).putInt(68, 4096).putInt(88, 0x3);
-            d.fileId().write(m, 72);
-            ByteBuffer again = c.sendAnswered(Smb2Command.CHANGE_NOTIFY, m).get(10, TimeUnit.SECONDS);
+            ByteBuffer again = c.sendAnswered(Smb2Command.CHANGE_NOTIFY, changeNotify(d.fileId(), 0x3, 4096))
+                    .get(10, TimeUnit.SECONDS);
             assertEquals(NtStatus.PENDING, Smb2Header.status(again), "another CHANGE_NOTIFY waits in its place");
         }
         assertServed();

@@ -265,14 +265,15 @@ final class RawSmbClient implements AutoCloseable {
     /** Whether the server closed the connection: a pending request completed exceptionally, or a read ended. */
     boolean closedByServer(long millis) throws Exception {
         try {
-            send(Smb2Command.ECHO, msgEcho()).get(millis, TimeUnit.MILLISECONDS);
+            send(Smb2Command.ECHO, echo()).get(millis, TimeUnit.MILLISECONDS);
             return false;
         } catch (java.util.concurrent.ExecutionException | IOException e) {
             return true;
         }
     }
 
-    private static ByteBuffer msgEcho() {
+    /** An ECHO request (MS-SMB2 2.2.28), its header to be filled in by {@link #send}. */
+    static ByteBuffer echo() {
         ByteBuffer m = msg(4);
         m.putShort(64, (short) 4);
         return m;
@@ -492,10 +493,15 @@ final class RawSmbClient implements AutoCloseable {
 
     /** CHANGE_NOTIFY (MS-SMB2 2.2.35) on directory {@code dir}, without waiting for its response. */
     CompletableFuture<ByteBuffer> sendChangeNotify(FileId dir, int completionFilter, int outputLength) throws IOException {
+        return send(Smb2Command.CHANGE_NOTIFY, changeNotify(dir, completionFilter, outputLength));
+    }
+
+    /** A CHANGE_NOTIFY request (MS-SMB2 2.2.35) on directory {@code dir}, its header to be filled in by {@link #send}. */
+    static ByteBuffer changeNotify(FileId dir, int completionFilter, int outputLength) {
         ByteBuffer m = msg(32);
         m.putShort(64, (short) 32).putInt(68, outputLength).putInt(88, completionFilter);
         dir.write(m, 72);
-        return send(Smb2Command.CHANGE_NOTIFY, m);
+        return m;
     }
 
     /** CANCEL (MS-SMB2 2.2.30) of the synchronous request {@code messageId}: no response comes for it. */
