@@ -53,7 +53,9 @@ public final class SmbDirectServer implements AutoCloseable {
     private final AtomicInteger open = new AtomicInteger();
     private final LongAdder refused = new LongAdder();
     private final LongAdder evicted = new LongAdder();
-    private volatile long lastEvictionLog = System.nanoTime() - 20_000_000_000L;
+    /** At most one warning about the connection bound every ten seconds. */
+    private final io.rdmagate.rdma.WarningThrottle boundWarnings =
+            new io.rdmagate.rdma.WarningThrottle(java.time.Duration.ofSeconds(10));
     private final LongAdder negotiateTimeouts = new LongAdder();
     private final LongAdder refusedNegotiations = new LongAdder();
     private final LongAdder rdmaReadBytes = new LongAdder();
@@ -172,9 +174,7 @@ public final class SmbDirectServer implements AutoCloseable {
                 return;
             }
             evicted.increment();
-            long now = System.nanoTime();
-            if (now - lastEvictionLog > 10_000_000_000L) { // a flood must not become a flood of lines
-                lastEvictionLog = now;
+            if (boundWarnings.due()) {
                 LOG.warn("SMB Direct at {} connections: closing connection {} from {}, quiet longest, for a new one from {}"
                         + " ({} closed so far)", options.maxConnections(), quiet.id(), quiet.remoteAddress(),
                         request.remoteAddress(), evicted.sum());

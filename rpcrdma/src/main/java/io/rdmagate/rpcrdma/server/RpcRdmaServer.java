@@ -58,8 +58,9 @@ public final class RpcRdmaServer implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder evicted = new java.util.concurrent.atomic.LongAdder();
-    private static final long REFUSAL_LOG_INTERVAL_NANOS = 10_000_000_000L;
-    private volatile long lastRefusalLog = System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS - 1;
+    /** At most one warning about the connection bound every ten seconds. */
+    private final io.rdmagate.rdma.WarningThrottle boundWarnings =
+            new io.rdmagate.rdma.WarningThrottle(java.time.Duration.ofSeconds(10));
     private RdmaListener listener;
 
     private RpcRdmaServer(RdmaResources rdma, IoMemoryPool pool, boolean ownsMemory, RpcDispatcher dispatcher,
@@ -238,7 +239,7 @@ public final class RpcRdmaServer implements AutoCloseable {
             return false;
         }
         evicted.increment();
-        if (warnDue()) {
+        if (boundWarnings.due()) {
             LOG.warn("{}: closing the quietest, connection {}, for a new one from {} ({} closed so far)", why, quiet.id(),
                     request.remoteAddress(), evicted.sum());
         }
@@ -251,16 +252,6 @@ public final class RpcRdmaServer implements AutoCloseable {
         return true;
     }
 
-    /** At most one warning about the connection bound every ten seconds: a flood must not become a flood of lines. */
-    private boolean warnDue() {
-        long now = System.nanoTime();
-        if (now - lastRefusalLog > REFUSAL_LOG_INTERVAL_NANOS) {
-            lastRefusalLog = now;
-            return true;
-        }
-        return false;
-    }
-
     private void onRequest(ConnectionRequest request) {
         if (open.incrementAndGet() > options.maxConnections()) {
             evictQuietest(options.maxConnections() + " RPC-over-RDMA connections are open", request);
@@ -268,7 +259,7 @@ public final class RpcRdmaServer implements AutoCloseable {
         if (open.get() > options.maxConnections()) {
             open.decrementAndGet();
             refused.increment();
-            if (warnDue()) {
+            if (boundWarnings.due()) {
                 LOG.warn("RPC-over-RDMA connect from {} rejected: {} connections are open (limits.maxRdmaConnections);"
                         + " {} rejected so far", request.remoteAddress(), options.maxConnections(), refused.sum());
             }
@@ -282,7 +273,7 @@ public final class RpcRdmaServer implements AutoCloseable {
         } catch (RdmaException | RuntimeException e) {
             open.decrementAndGet();
             refused.increment();
-            if (warnDue()) {
+            if (boundWarnings.due()) {
                 LOG.warn("RPC-over-RDMA connect from {} refused: {}; {} refused so far", request.remoteAddress(),
                         e.getMessage(), refused.sum());
             }
