@@ -32,7 +32,7 @@ SUITE=${RDMAGATE_DEBIAN_SUITE:-bookworm}
 # the jar it builds and fails, naming the module, when this runtime lacks one, so the list
 # cannot silently fall behind the code. Why each is there:
 #   java.base         java.lang.foreign (libc *at calls), NIO, crypto (AES-GCM/CBC, HMAC)
-#   jdk.httpserver    /health and /metrics; java.net.http: `rdmagate health` (the HEALTHCHECK)
+#   java.net.http     `rdmagate health` (/health and /metrics themselves are on Netty)
 #   jdk.unsupported   Netty (sun.misc.Unsafe); jdk.net: Netty's extended socket options
 #   jdk.management    JVM/process metrics (Micrometer); brings java.management
 #   jdk.jfr           Micrometer's JFR-backed binders
@@ -40,7 +40,7 @@ SUITE=${RDMAGATE_DEBIAN_SUITE:-bookworm}
 #                     references; java.naming, java.desktop also logback's
 #   java.compiler, java.scripting, java.instrument   referenced by H2 and logback
 #   java.security.jgss, jdk.security.jgss   Kerberos logons (GSS-API acceptor, its session key)
-JLINK_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.naming,java.net.http,java.scripting,java.security.jgss,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.net,jdk.security.jgss,jdk.unsupported
+JLINK_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.naming,java.net.http,java.scripting,java.security.jgss,java.sql,jdk.jfr,jdk.management,jdk.net,jdk.security.jgss,jdk.unsupported
 
 log() { echo "build-image: $*" >&2; }
 die() { log "error: $*"; exit 1; }

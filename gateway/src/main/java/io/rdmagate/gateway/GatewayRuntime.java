@@ -130,7 +130,7 @@ public final class GatewayRuntime {
         }
         InetSocketAddress httpAddress = new InetSocketAddress(config.http().address(), config.http().port());
         try {
-            http = HttpEndpoint.start(httpAddress, metrics, this::health);
+            http = HttpEndpoint.start(config.http(), metrics, this::health);
         } catch (IOException e) {
             throw new StartException("cannot listen on " + BoundListener.hostPort(httpAddress)
                     + " for http (set http.port in the configuration): " + e.getMessage(), e);

@@ -74,7 +74,8 @@ public final class ServeCommand implements Callable<Integer> {
             cfg = cfg.withStateDir(state);
         }
         if (http != null) {
-            cfg = cfg.withHttp(parseHttp(http));
+            HttpConfig h = parseHttp(http);
+            cfg = cfg.withHttp(cfg.http().at(h.address(), h.port()));
         }
         // only the embedded default's ./data is created; a file made by 'user add' still names it
         Path defaultData = ConfigParser.parseDefault().exports().getFirst().path();

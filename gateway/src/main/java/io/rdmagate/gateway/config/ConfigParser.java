@@ -144,8 +144,11 @@ public final class ConfigParser {
         private HttpConfig http(YamlMap m) throws ConfigException {
             InetAddress address = address(m, "http", "127.0.0.1");
             int port = (int) m.integer("port", HttpConfig.DEFAULT_PORT, 0, 65535);
-            m.finish("address", "port");
-            return new HttpConfig(address, port);
+            int maxConnections = (int) m.integer("maxConnections", HttpConfig.DEFAULT_MAX_CONNECTIONS, 1, 65_536);
+            Duration requestTimeout = bounded(m, "requestTimeout", HttpConfig.DEFAULT_REQUEST_TIMEOUT,
+                    Duration.ofSeconds(1), Duration.ofHours(1));
+            m.finish("address", "port", "maxConnections", "requestTimeout");
+            return new HttpConfig(address, port, maxConnections, requestTimeout);
         }
 
         /** An IP address literal (or "localhost"); {@code dflt} null: absent means null (every interface). */

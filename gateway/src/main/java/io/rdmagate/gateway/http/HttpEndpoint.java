@@ -1,88 +1,89 @@
 package io.rdmagate.gateway.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rdmagate.gateway.spi.config.HttpConfig;
+import io.rdmagate.gateway.spi.net.ConnectionLimiter;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * GET /health (JSON) and GET /metrics (Prometheus text 0.0.4) on the JDK's HTTP server, one
- * virtual thread per exchange; not a hot path. Other paths are 404, other methods 405.
+ * GET /health (JSON) and GET /metrics (Prometheus text 0.0.4) over HTTP/1.1, on one event-loop
+ * thread of its own; not a hot path. Bounded as the protocol listeners are: at most
+ * {@code http.maxConnections} connections, a newcomer at the bound closing the quietest (so a
+ * flood of idle sockets never keeps a probe out), each exchange within {@code http.requestTimeout}
+ * ({@link HttpExchanges}), request lines and headers within the codec's limits.
  */
 public final class HttpEndpoint implements AutoCloseable {
-    static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    /** Netty's defaults: what a probe or a scraper sends is a fraction of them. */
+    private static final int MAX_INITIAL_LINE = 4096;
+    private static final int MAX_HEADER_BYTES = 8192;
+    private static final int MAX_CHUNK = 8192;
 
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final EventLoopGroup group;
+    private final Channel server;
+    private final ConnectionLimiter limiter;
 
-    private HttpEndpoint(HttpServer server, ExecutorService executor) {
+    private HttpEndpoint(EventLoopGroup group, Channel server, ConnectionLimiter limiter) {
+        this.group = group;
         this.server = server;
-        this.executor = executor;
+        this.limiter = limiter;
     }
 
-    public static HttpEndpoint start(InetSocketAddress address, GatewayMetrics metrics, Supplier<Health> health)
+    public static HttpEndpoint start(HttpConfig config, GatewayMetrics metrics, Supplier<Health> health)
             throws IOException {
-        HttpServer server = HttpServer.create(address, 0);
-        ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-        server.setExecutor(executor);
-        server.createContext("/", exchange -> {
-            try (exchange) {
-                String path = exchange.getRequestURI().getPath();
-                switch (path) {
-                    case "/health" -> health(exchange, health.get());
-                    case "/metrics" -> get(exchange, PROMETHEUS_TEXT, metrics::scrape);
-                    default -> send(exchange, 404, "text/plain; charset=utf-8", "not found: " + path + "\n");
-                }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rdmagate-http"),
+                NioIoHandler.newFactory());
+        ConnectionLimiter limiter = new ConnectionLimiter(config.maxConnections());
+        HttpExchanges.Routes routes = new HttpExchanges.Routes(metrics, health);
+        ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(limiter, new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADER_BYTES, MAX_CHUNK),
+                                new HttpExchanges(routes, config.requestTimeout()));
+                    }
+                });
+        try {
+            Channel server = b.bind(new InetSocketAddress(config.address(), config.port())).sync().channel();
+            return new HttpEndpoint(group, server, limiter);
+        } catch (Exception e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
             }
-        });
-        server.start();
-        return new HttpEndpoint(server, executor);
+            throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+        }
     }
 
     /** The bound address (the real port when 0 was asked). */
     public InetSocketAddress address() {
-        return server.getAddress();
+        return (InetSocketAddress) server.localAddress();
     }
 
-    private static void get(HttpExchange ex, String type, Supplier<String> body) throws IOException {
-        if (allowed(ex)) {
-            send(ex, 200, type, body.get());
-        }
+    /** Connections open now. */
+    public int connections() {
+        return limiter.open();
     }
 
-    /** 200 while the gateway is up, 503 while it starts or stops: what HTTP probes (Kubernetes) read. */
-    private static void health(HttpExchange ex, Health h) throws IOException {
-        if (allowed(ex)) {
-            send(ex, h.status().equals("up") ? 200 : 503, "application/json", h.toJson());
-        }
-    }
-
-    private static boolean allowed(HttpExchange ex) throws IOException {
-        if (ex.getRequestMethod().equals("GET")) {
-            return true;
-        }
-        ex.getResponseHeaders().set("Allow", "GET");
-        send(ex, 405, "text/plain; charset=utf-8", "method not allowed\n");
-        return false;
-    }
-
-    private static void send(HttpExchange ex, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", type);
-        ex.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.write(bytes);
-        }
+    /** Connections closed to make room for newer ones. */
+    public long evicted() {
+        return limiter.evicted();
     }
 
     @Override
     public void close() {
-        server.stop(0);
-        executor.close();
+        server.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

@@ -94,6 +94,8 @@ class ConfigParserTest {
         assertTrue(c.exports().getFirst().sync(), "NFS replies once a change is on stable storage unless told otherwise");
         assertTrue(c.shares().isEmpty());
         assertEquals(9049, c.http().port());
+        assertEquals(64, c.http().maxConnections());
+        assertEquals(java.time.Duration.ofSeconds(10), c.http().requestTimeout());
         assertNull(c.smb().guestAccount());
     }
 
@@ -101,7 +103,7 @@ class ConfigParserTest {
     void fullFileIsRead() throws Exception {
         GatewayConfig c = ConfigParser.parse("full.yaml", """
                 stateDir: /var/lib/rdmagate
-                http: {address: "::1", port: 0}
+                http: {address: "::1", port: 0, maxConnections: 4, requestTimeout: 30s}
                 exports:
                   - name: proj
                     path: /srv/proj
@@ -131,6 +133,8 @@ class ConfigParserTest {
                 """);
         assertEquals(Path.of("/var/lib/rdmagate"), c.stateDir());
         assertEquals(InetAddress.ofLiteral("::1"), c.http().address());
+        assertEquals(4, c.http().maxConnections());
+        assertEquals(java.time.Duration.ofSeconds(30), c.http().requestTimeout());
         ExportConfig e = c.exports().getFirst();
         assertEquals("/exports/proj", e.nfsPath());
         assertTrue(e.readOnly() && e.caseInsensitive());

@@ -8,7 +8,9 @@ import io.rdmagate.vfs.memory.MemoryRegistrar;
 import io.rdmagate.vfs.memory.PayloadCopies;
 import io.rdmagate.vfs.memory.PoolLimits;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import io.rdmagate.gateway.spi.config.HttpConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,7 +37,28 @@ class HttpEndpointTest {
         copies = new PayloadCopies();
         metrics.bindPool(pool);
         metrics.bindPayloadCopies(copies);
-        http = HttpEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> health);
+        http = start(HttpConfig.DEFAULT_MAX_CONNECTIONS, HttpConfig.DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    private HttpEndpoint start(int maxConnections, Duration requestTimeout) throws Exception {
+        return HttpEndpoint.start(new HttpConfig(InetAddress.getLoopbackAddress(), 0, maxConnections, requestTimeout),
+                metrics, () -> health);
+    }
+
+    /** Restarts the endpoint with other bounds. */
+    private void restart(int maxConnections, Duration requestTimeout) throws Exception {
+        http.close();
+        http = start(maxConnections, requestTimeout);
+    }
+
+    private Socket connect() throws Exception {
+        Socket s = new Socket(InetAddress.getLoopbackAddress(), http.address().getPort());
+        s.setSoTimeout(30_000); // a bound for a failing test only: each read below ends sooner when the endpoint works
+        return s;
+    }
+
+    private static String readAll(Socket s) throws Exception {
+        return new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
     }
 
     @AfterEach
@@ -159,5 +182,94 @@ class HttpEndpointTest {
         assertEquals(405, post.statusCode());
         assertEquals("GET", post.headers().firstValue("Allow").orElseThrow());
         assertEquals(405, send("DELETE", "/metrics").statusCode());
+    }
+
+    @Test
+    void oneConnectionServesRequestsOneAfterAnother() throws Exception {
+        try (Socket s = connect()) {
+            String get = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+            s.getOutputStream().write((get + get + "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            String all = readAll(s); // the third asked for the close
+            assertEquals(3, all.split("HTTP/1.1 200 OK", -1).length - 1, all);
+            assertTrue(all.contains("# TYPE jvm_memory_used_bytes gauge"), all);
+        }
+    }
+
+    @Test
+    void aRequestThatIsNeverFinishedIsCutAtTheRequestTimeout() throws Exception {
+        restart(8, Duration.ofSeconds(1));
+        try (Socket silent = connect(); Socket slow = connect(); Socket idle = connect()) {
+            slow.getOutputStream().write("GET /hea".getBytes(StandardCharsets.US_ASCII));
+            idle.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("", readAll(silent), "closed without a word");
+            assertEquals("", readAll(slow), "a request line sent a byte at a time is cut");
+            String kept = readAll(idle); // answered, kept alive, then closed when no second request came
+            assertTrue(kept.startsWith("HTTP/1.1 200 OK") && kept.endsWith("}"), kept);
+        }
+        assertEquals(200, send("GET", "/health").statusCode());
+    }
+
+    @Test
+    void aFloodOfSilentConnectionsKeepsNoProbeOut() throws Exception {
+        restart(8, Duration.ofMinutes(10));
+        List<Socket> flood = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 200; i++) {
+                flood.add(connect());
+            }
+            assertEquals(200, send("GET", "/health").statusCode(), "a probe among 200 silent sockets");
+            assertEquals("", readAll(flood.getFirst()), "the quietest were closed to make room");
+            assertTrue(http.connections() <= 8, "open: " + http.connections());
+            assertTrue(http.evicted() >= 193, "closed to make room: " + http.evicted());
+        } finally {
+            for (Socket s : flood) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void badRequestsAreAnsweredAndTheConnectionClosed() throws Exception {
+        for (String request : List.of("GET /" + "a".repeat(5000) + " HTTP/1.1\r\n\r\n", // request line over 4096
+                "GET /health HTTP/1.1\r\nX: " + "b".repeat(9000) + "\r\n\r\n", // headers over 8192
+                "GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n", // a path that does not decode
+                "\u0001\u0002 garbage\r\n\r\n")) {
+            try (Socket s = connect()) {
+                s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+                String answer = readAll(s);
+                assertTrue(answer.startsWith("HTTP/1.1 400 Bad Request"), answer);
+            }
+        }
+        assertEquals(200, send("GET", "/health").statusCode());
+    }
+
+    @Test
+    void aRequestWithABodyIsAnsweredWithoutReadingIt() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream().write(("POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\n\r\n"
+                    + "x".repeat(100)).getBytes(StandardCharsets.US_ASCII));
+            String answer = readAll(s); // closed after the answer, not after a gigabyte
+            assertTrue(answer.startsWith("HTTP/1.1 405 Method Not Allowed"), answer);
+        }
+    }
+
+    @Test
+    void aClientThatDoesNotReadItsResponsesIsClosed() throws Exception {
+        restart(8, Duration.ofMinutes(10)); // the outbound buffer's bound ends it, not the deadline
+        byte[] requests = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".repeat(1000).getBytes(StandardCharsets.US_ASCII);
+        long sent = 0;
+        try (Socket s = connect()) {
+            try {
+                while (sent < (1L << 30)) {
+                    s.getOutputStream().write(requests);
+                    sent += requests.length;
+                }
+            } catch (java.io.IOException closed) {
+                // reset by the endpoint
+            }
+        }
+        assertTrue(sent < (1L << 30), "closed after " + sent + " bytes of requests");
+        assertEquals(200, send("GET", "/health").statusCode());
     }
 }
