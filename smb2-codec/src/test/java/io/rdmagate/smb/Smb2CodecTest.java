@@ -167,6 +167,10 @@ class Smb2CodecTest {
         assertThrows(Smb2DecodeException.class, () -> Smb2Write.decode(m));
         m.putInt(68, 10).putShort(66, (short) 64);
         assertThrows(Smb2DecodeException.class, () -> Smb2Write.decode(m));
+        m.putInt(68, 0).putShort(66, (short) 112);
+        assertEquals(0, Smb2Write.decode(m).length(), "a WRITE of nothing");
+        m.putShort(66, (short) 60000); // found by the tree campaign: an empty slice past the message threw
+        assertThrows(Smb2DecodeException.class, () -> Smb2Write.decode(m));
     }
 
     @Test

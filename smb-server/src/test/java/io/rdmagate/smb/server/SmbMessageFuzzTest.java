@@ -64,6 +64,19 @@ class SmbMessageFuzzTest {
     /** Sessions so far: each works on a file of its own (a mutated SET_INFO may have made the last one read-only). */
     private static final java.util.concurrent.atomic.AtomicInteger sessions = new java.util.concurrent.atomic.AtomicInteger();
 
+    /** Times the share's root was given back its first descriptor and mode. */
+    private static final java.util.concurrent.atomic.AtomicInteger rootResets = new java.util.concurrent.atomic.AtomicInteger();
+
+    private static synchronized void resetShareRoot() throws java.io.IOException {
+        rootResets.incrementAndGet();
+        Path root = tmp.resolve("export");
+        var xattrs = Files.getFileAttributeView(root, java.nio.file.attribute.UserDefinedFileAttributeView.class);
+        if (xattrs.list().contains(io.rdmagate.vfs.support.DescriptorStamp.XATTR)) {
+            xattrs.delete(io.rdmagate.vfs.support.DescriptorStamp.XATTR);
+        }
+        Files.setPosixFilePermissions(root, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+    }
+
     /** How a campaign's client reaches the server: over TCP, or in memory ({@link MemoryFrames}). */
     enum Wire {
         TCP, MEMORY;
@@ -82,6 +95,13 @@ class SmbMessageFuzzTest {
         byte[] leaseKey = LeaseTest.key(1000 + n); // a lease key names one file
         ByteBuffer r = c.sendLeaseCreate(name, leaseKey, 7, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL,
                 Smb2Create.FILE_OPEN_IF).get(10, TimeUnit.SECONDS);
+        if (Smb2Header.status(r) == NtStatus.ACCESS_DENIED) {
+            // a mutated SET_INFO gave the share's root a descriptor or mode that shuts this user out, as
+            // a real client with the right to may: its owner, the administrator, undoes it
+            resetShareRoot();
+            r = c.sendLeaseCreate(name, leaseKey, 7, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL,
+                    Smb2Create.FILE_OPEN_IF).get(10, TimeUnit.SECONDS);
+        }
         assertEquals(NtStatus.hex(NtStatus.SUCCESS), NtStatus.hex(Smb2Header.status(r)), "a new session opens " + name);
         FileId f = FileId.read(r, 128);
         c.write(f, 0, "fuzz data".getBytes(StandardCharsets.UTF_8));
@@ -155,8 +175,8 @@ class SmbMessageFuzzTest {
                 part.get().forEach((k, v) -> outcomes.merge(k, v, Integer::sum));
             }
         }
-        System.out.printf("SmbMessageFuzzTest: %d mutated requests (%s, %d at once) in %.1f s, outcomes %s%n", rounds, wire,
-                threads, (System.nanoTime() - t0) / 1e9, outcomes);
+        System.out.printf("SmbMessageFuzzTest: %d mutated requests (%s, %d at once) in %.1f s, the share's root reset %d"
+                + " times, outcomes %s%n", rounds, wire, threads, (System.nanoTime() - t0) / 1e9, rootResets.get(), outcomes);
         assertEquals(before, server.server.internalErrors(), "no request made the server throw");
         assertTrue(outcomes.getOrDefault(NtStatus.hex(NtStatus.SUCCESS), 0) > rounds / 20, "many still succeeded: " + outcomes);
         try (RawSmbClient fresh = new RawSmbClient(server.port()).logon()) {

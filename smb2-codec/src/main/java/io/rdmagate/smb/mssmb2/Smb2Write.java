@@ -5,8 +5,8 @@ import java.nio.ByteBuffer;
 /**
  * WRITE (MS-SMB2 2.2.21 request, 2.2.22 response). The data is a slice of the received message.
  *
- * <p>Accepts: StructureSize 49, data [DataOffset, DataOffset+Length) inside the message and not
- * inside the fixed body; Channel NONE, or RDMA_V1 / RDMA_V1_INVALIDATE with no inline data, the
+ * <p>Accepts: StructureSize 49, data [DataOffset, DataOffset+Length) inside the message and, when
+ * there is any, not inside the fixed body; Channel NONE, or RDMA_V1 / RDMA_V1_INVALIDATE with no inline data, the
  * length in RemainingBytes and the channel info inside the message. Refuses anything else
  * (STATUS_INVALID_PARAMETER).
  */
@@ -44,12 +44,10 @@ public final class Smb2Write {
             return new Request(0, (int) remaining, m.getLong(b + 8), FileId.read(m, b + 16), m.getInt(b + 44), channel,
                     infoOffset, infoLength);
         }
-        if (len > 0) {
-            if (dataOff < b + 48) {
-                throw new Smb2DecodeException("WRITE DataOffset " + dataOff);
-            }
-            Wire.range(m, dataOff, len, "WRITE data");
+        if (len > 0 && dataOff < b + 48) {
+            throw new Smb2DecodeException("WRITE DataOffset " + dataOff);
         }
+        Wire.range(m, dataOff, len, "WRITE data"); // no data still names a place inside the message, as Samba and ksmbd check
         return new Request(dataOff, (int) len, m.getLong(b + 8), FileId.read(m, b + 16), m.getInt(b + 44), channel, 0, 0);
     }
 
