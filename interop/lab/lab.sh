@@ -17,7 +17,9 @@
 #                                     with knfsd over RPC-over-RDMA on the same siw link, through
 #                                     the kernel client (job/bench-nfs-rdma.sh); prints a table;
 #                                     VERS 3 (default) or 4.1; BENCH_JFR=1 records the gateway
-#                                     with JFR (the job directory's rdmagate.jfr); --json writes
+#                                     with JFR (the job directory's rdmagate.jfr; PHASE lines in
+#                                     output.log give each dd pass's times to slice it by);
+#                                     BENCH_SEQ_WARM_MIB (64) sets the dd warm-up; --json writes
 #                                     the figures as bench/run's harnesses do (bench/run chart)
 #   lab.sh bench-smb-direct [MIB] [SECONDS]
 #                                     boot once and compare rdmagate (in the guest) with ksmbd over
@@ -140,8 +142,8 @@ case $cmd in
             shift 2
         fi
         bench_job bench-nfs-rdma.sh
-        printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\nBENCH_VERS=%s\nBENCH_JFR=%s\n' "${1:-256}" "${2:-20}" "${3:-3}" \
-            "${BENCH_JFR:-0}" > "$job/env"
+        printf 'BENCH_MIB=%s\nBENCH_SECONDS=%s\nBENCH_VERS=%s\nBENCH_JFR=%s\nBENCH_SEQ_WARM_MIB=%s\n' "${1:-256}" \
+            "${2:-20}" "${3:-3}" "${BENCH_JFR:-0}" "${BENCH_SEQ_WARM_MIB:-64}" > "$job/env"
         echo "lab.sh: job directory $job" >&2
         set +e
         "$LAB/run-guest.sh" --image "$image" --job "$job" --jdk "$JAVA_HOME" --timeout 3000

@@ -267,22 +267,27 @@ busy_ticks() {                              # CPU ticks spent on anything but id
     awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
 }
 
-# bench_dd NAME MNT: 64 MiB each way to warm up, then MIB MiB written (O_DIRECT, fsync) and read
-# back through a cold cache, 1 MiB requests; prints BENCH NAME write-MBps/read-MBps, checks the data
+# bench_dd NAME MNT: BENCH_SEQ_WARM_MIB (64) MiB each way to warm up, then MIB MiB written
+# (O_DIRECT, fsync) and read back through a cold cache, 1 MiB requests; prints BENCH NAME
+# write-MBps/read-MBps, and PHASE NAME what START END (epoch seconds, to slice a profile), checks the data
 bench_dd() {
     local name=$1 mnt=$2 t0 t1
-    dd if=/dev/zero of="$mnt/warm" bs=1M count=64 oflag=direct status=none
+    t0=$(date +%s.%N)
+    dd if=/dev/zero of="$mnt/warm" bs=1M count="${BENCH_SEQ_WARM_MIB:-64}" oflag=direct status=none
     dd if="$mnt/warm" of=/dev/null bs=1M iflag=direct status=none
+    echo "PHASE $name warm $t0 $(date +%s.%N)"
     dd if=/dev/urandom of=/tmp/src bs=1M count="$MIB" status=none
     t0=$(date +%s.%N)
     dd if=/tmp/src of="$mnt/big" bs=1M oflag=direct conv=fsync status=none
     t1=$(date +%s.%N)
     echo "BENCH $name write-MBps $(mbps "$t0" "$t1")"
+    echo "PHASE $name write $t0 $t1"
     sync; echo 3 > /proc/sys/vm/drop_caches
     t0=$(date +%s.%N)
     dd if="$mnt/big" of=/tmp/back bs=1M iflag=direct status=none
     t1=$(date +%s.%N)
     echo "BENCH $name read-MBps $(mbps "$t0" "$t1")"
+    echo "PHASE $name read $t0 $t1"
     cmp -s /tmp/src /tmp/back && result "$name/data" PASS || result "$name/data" FAIL "read back differs"
     rm -f /tmp/back
 }
