@@ -63,18 +63,23 @@ class SmbMessageFuzzTest {
 
     /** Sessions so far: each works on a file of its own (a mutated SET_INFO may have made the last one read-only). */
     private static final java.util.concurrent.atomic.AtomicInteger sessions = new java.util.concurrent.atomic.AtomicInteger();
+    /** Names a new session found made already, by a mutated request, and not its to open. */
+    private static final java.util.concurrent.atomic.AtomicInteger takenNames = new java.util.concurrent.atomic.AtomicInteger();
 
-    /** Times the share's root was given back its first descriptor and mode. */
-    private static final java.util.concurrent.atomic.AtomicInteger rootResets = new java.util.concurrent.atomic.AtomicInteger();
-
-    private static synchronized void resetShareRoot() throws java.io.IOException {
-        rootResets.incrementAndGet();
-        Path root = tmp.resolve("export");
-        var xattrs = Files.getFileAttributeView(root, java.nio.file.attribute.UserDefinedFileAttributeView.class);
-        if (xattrs.list().contains(io.rdmagate.vfs.support.DescriptorStamp.XATTR)) {
-            xattrs.delete(io.rdmagate.vfs.support.DescriptorStamp.XATTR);
+    /** What the export holds under {@code name} (and its root), for a failure's message. */
+    private static String onDisk(String name) {
+        try {
+            Path root = tmp.resolve("export");
+            Path f = root.resolve(name);
+            String file = Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                    ? "exists, " + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(f))
+                            + " xattrs " + Files.getFileAttributeView(f, java.nio.file.attribute.UserDefinedFileAttributeView.class).list()
+                    : "absent";
+            return file + "; root " + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(root))
+                    + " xattrs " + Files.getFileAttributeView(root, java.nio.file.attribute.UserDefinedFileAttributeView.class).list();
+        } catch (java.io.IOException e) {
+            return e.toString();
         }
-        Files.setPosixFilePermissions(root, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
     }
 
     /** How a campaign's client reaches the server: over TCP, or in memory ({@link MemoryFrames}). */
@@ -90,19 +95,26 @@ class SmbMessageFuzzTest {
         RawSmbClient c = wire.connect().logon();
         List<RawSmbClient.Sent> seeds = new ArrayList<>();
         c.sent = seeds;
-        int n = sessions.getAndIncrement();
-        String name = "fuzz-" + n + ".dat";
-        byte[] leaseKey = LeaseTest.key(1000 + n); // a lease key names one file
-        ByteBuffer r = c.sendLeaseCreate(name, leaseKey, 7, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL,
-                Smb2Create.FILE_OPEN_IF).get(10, TimeUnit.SECONDS);
-        if (Smb2Header.status(r) == NtStatus.ACCESS_DENIED) {
-            // a mutated SET_INFO gave the share's root a descriptor or mode that shuts this user out, as
-            // a real client with the right to may: its owner, the administrator, undoes it
-            resetShareRoot();
+        int n;
+        String name;
+        byte[] leaseKey;
+        ByteBuffer r;
+        List<String> refused = new ArrayList<>();
+        do {
+            // a mutated CREATE of an earlier session may have made a file of this name already, read-only
+            // or with a descriptor that refuses writing: that name is taken, the next is tried
+            n = sessions.getAndIncrement();
+            name = "fuzz-" + n + ".dat";
+            leaseKey = LeaseTest.key(1000 + n); // a lease key names one file
             r = c.sendLeaseCreate(name, leaseKey, 7, RawSmbClient.READ_WRITE, RawSmbClient.SHARE_ALL,
                     Smb2Create.FILE_OPEN_IF).get(10, TimeUnit.SECONDS);
+        } while (Smb2Header.status(r) == NtStatus.ACCESS_DENIED && refused.add(name + ": " + onDisk(name))
+                && refused.size() < 10);
+        if (!refused.isEmpty()) {
+            takenNames.addAndGet(refused.size());
         }
-        assertEquals(NtStatus.hex(NtStatus.SUCCESS), NtStatus.hex(Smb2Header.status(r)), "a new session opens " + name);
+        assertEquals(NtStatus.hex(NtStatus.SUCCESS), NtStatus.hex(Smb2Header.status(r)),
+                "a new session opens " + name + " (ACCESS_DENIED on " + refused + ")");
         FileId f = FileId.read(r, 128);
         c.write(f, 0, "fuzz data".getBytes(StandardCharsets.UTF_8));
         c.lock(f, 0, 4, 0x2 | 0x10); // exclusive, fail immediately
@@ -175,8 +187,8 @@ class SmbMessageFuzzTest {
                 part.get().forEach((k, v) -> outcomes.merge(k, v, Integer::sum));
             }
         }
-        System.out.printf("SmbMessageFuzzTest: %d mutated requests (%s, %d at once) in %.1f s, the share's root reset %d"
-                + " times, outcomes %s%n", rounds, wire, threads, (System.nanoTime() - t0) / 1e9, rootResets.get(), outcomes);
+        System.out.printf("SmbMessageFuzzTest: %d mutated requests (%s, %d at once) in %.1f s, %d session file names"
+                + " found taken, outcomes %s%n", rounds, wire, threads, (System.nanoTime() - t0) / 1e9, takenNames.get(), outcomes);
         assertEquals(before, server.server.internalErrors(), "no request made the server throw");
         assertTrue(outcomes.getOrDefault(NtStatus.hex(NtStatus.SUCCESS), 0) > rounds / 20, "many still succeeded: " + outcomes);
         try (RawSmbClient fresh = new RawSmbClient(server.port()).logon()) {
