@@ -62,6 +62,13 @@ lab_summary() {
 
 # The guest's NIC (virtio-net), present only when the lab forwards ports. Configures the
 # slirp addresses: the guest is 10.0.2.15; 10.0.2.100:PORT are the host's forwarded ports.
+# neighbour ADDR PORT: a TCP connect to ADDR:PORT before the first RDMA connect to ADDR, so that
+# its link-layer address is known: rdma_resolve_addr gives cifs 5 s, which a first ARP exchange
+# through the emulated network has been seen to exceed (mount error(2), "completed -110")
+neighbour() {
+    timeout 30 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null || true
+}
+
 net_up() {
     local dev
     for dev in /sys/class/net/*; do

@@ -15,6 +15,7 @@ check siw-nic bash -c "modprobe siw && rdma link add siw0 type siw netdev $NIC" 
 opts=vers=3.1.1,rdma,username=$SMB_USER,password=$SMB_PASSWORD
 mnt=/mnt/killed
 mkdir -p $mnt
+neighbour 10.0.2.100 5445
 check mount timeout 180 mount -t cifs -o "$opts" //10.0.2.100/data $mnt || { lab_summary; exit 1; }
 head -c $((KILL_MIB << 20)) /dev/urandom > /tmp/src
 check flushed dd if=/tmp/src of=$mnt/flushed.bin bs=1M conv=fsync status=none || rc=1
