@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * At most one warning per interval, so that a flood of connects (each refused, or each closing a
  * quiet connection) does not become a flood of log lines. Shared by the RDMA listeners' upper
- * layers (RPC-over-RDMA, SMB Direct); thread-safe.
+ * layers (RPC-over-RDMA, SMB Direct) and the TCP listeners' {@code ConnectionLimiter}; thread-safe.
  */
 public final class WarningThrottle {
     private final long intervalNanos;

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.AttributeKey;
+import io.rdmagate.rdma.WarningThrottle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Map;
@@ -49,9 +50,8 @@ public final class ConnectionLimiter extends ChannelDuplexHandler {
     private final Map<Channel, Activity> channels = new ConcurrentHashMap<>();
     private final LongAdder evicted = new LongAdder();
     private final Events events;
-    private static final long WARNING_INTERVAL_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
-    private final java.util.concurrent.atomic.AtomicLong lastWarning =
-            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS - 1);
+    /** At most one warning a minute: a flood must not become a flood of log lines. */
+    private final WarningThrottle warnings = new WarningThrottle(java.time.Duration.ofMinutes(1));
 
     /** What the listener is told of each connection accepted and each closed (those closed to make room too). */
     public interface Events {
@@ -121,10 +121,7 @@ public final class ConnectionLimiter extends ChannelDuplexHandler {
 
     private boolean evict(Channel quiet, Channel newcomer, String bound) {
         evicted.increment();
-        long now = System.nanoTime();
-        long last = lastWarning.get();
-        if (now - last > WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
-            // at most one line a minute: a flood must not become a flood of log lines
+        if (warnings.due()) {
             LOG.warn("{} are open: closing the quietest, from {}, for a new one from {} ({} closed so far)",
                     bound, quiet.remoteAddress(), newcomer.remoteAddress(), evicted.sum());
         }
