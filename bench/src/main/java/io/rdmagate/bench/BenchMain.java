@@ -30,9 +30,10 @@ public final class BenchMain {
             Chart.main(java.util.Arrays.copyOfRange(argv, 1, argv.length));
             return;
         }
-        String[] args = Report.takeJsonOption(argv);
+        String[] args = Profiles.takeProfileOption(Report.takeJsonOption(argv));
         String what = args.length > 0 ? args[0] : "rdma";
         Report.begin(what);
+        Profiles.begin(what);
         run(what, args);
         Report.write();
     }
@@ -73,7 +74,7 @@ public final class BenchMain {
             System.err.println("usage: bench/run rdma [totalMiB] [rounds] | bench/run nfs|nfs4 [--sec sys,krb5,krb5i,krb5p] [totalMiB]"
                     + " [seconds] [rounds] | bench/run nfs-rdma [totalMiB] [seconds] [rounds]"
                     + " | bench/run smb [--sec signed,encrypted] [totalMiB] [seconds] [rounds]"
-                    + " (each also --json FILE) | bench/run chart FIGURES.json OUT.svg [title]");
+                    + " (each also --json FILE, --profile DIR) | bench/run chart FIGURES.json OUT.svg [title]");
             System.exit(2);
         }
         long total = (args.length > 1 ? Long.parseLong(args[1]) : 2048) << 20;

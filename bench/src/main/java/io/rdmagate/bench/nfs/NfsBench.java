@@ -1,6 +1,7 @@
 package io.rdmagate.bench.nfs;
 
 import io.rdmagate.bench.Figure;
+import io.rdmagate.bench.Profiles;
 import io.rdmagate.bench.Report;
 
 import io.rdmagate.nfs.client.Nfs3Client;
@@ -148,6 +149,7 @@ public final class NfsBench {
                     String suffix = flavor.equals("sys") ? "" : " (" + flavor + ")";
                     for (int i = 0; i < servers.size(); i++) {
                         long sentAgain = GssLoadConnection.RETRANSMITTED.get();
+                        Profiles.context("r" + (r + 1) + suffix);
                         Map<String, Figure> round = bench.round(servers.get(i), d, files);
                         if (d == TCP) {
                             round.putAll(bench.namespace(servers.get(i)));
@@ -197,33 +199,42 @@ public final class NfsBench {
         long calls = fileBytes / IO;
         double gib = STREAMS * fileBytes / (double) (1L << 30);
         // 1 MiB sequential write, UNSTABLE, each stream its own file; then COMMIT of every file
-        double cpu0 = server.cpuSeconds();
-        long t0 = System.nanoTime();
-        streams(server, dialer, files, calls, 0,
-                (c, s, xid, i) -> c.sendWrite(xid, files[s], i * IO, data, IO, Nfs3.UNSTABLE));
-        long t1 = System.nanoTime();
-        streams(server, dialer, files, 1, 0, (c, s, xid, i) -> c.sendCommit(xid, files[s]));
-        long t2 = System.nanoTime();
-        double cpu1 = server.cpuSeconds();
+        double cpu0;
+        long t0;
+        long t1;
+        long t2;
+        double cpu1;
+        try (Profiles.Session p = Profiles.start(server.process(), server.name(), "1 MiB seq write")) {
+            cpu0 = server.cpuSeconds();
+            t0 = System.nanoTime();
+            streams(server, dialer, files, calls, 0,
+                    (c, s, xid, i) -> c.sendWrite(xid, files[s], i * IO, data, IO, Nfs3.UNSTABLE));
+            t1 = System.nanoTime();
+            streams(server, dialer, files, 1, 0, (c, s, xid, i) -> c.sendCommit(xid, files[s]));
+            t2 = System.nanoTime();
+            cpu1 = server.cpuSeconds();
+        }
         out.put("1 MiB seq write MB/s", new Figure(mbps(t1 - t0), cpu1 - cpu0, gib));
         out.put("1 MiB seq write + COMMIT MB/s", new Figure(mbps(t2 - t0), cpu1 - cpu0, gib));
         // 1 MiB sequential read of the same files (in the page cache: the server's own cost)
-        cpu0 = server.cpuSeconds();
-        t0 = System.nanoTime();
-        streams(server, dialer, files, calls, IO, (c, s, xid, i) -> c.sendRead(xid, files[s], i * IO, IO));
-        t1 = System.nanoTime();
-        out.put("1 MiB seq read MB/s", new Figure(mbps(t1 - t0), server.cpuSeconds() - cpu0, gib));
+        try (Profiles.Session p = Profiles.start(server.process(), server.name(), "1 MiB seq read")) {
+            cpu0 = server.cpuSeconds();
+            t0 = System.nanoTime();
+            streams(server, dialer, files, calls, IO, (c, s, xid, i) -> c.sendRead(xid, files[s], i * IO, IO));
+            t1 = System.nanoTime();
+            out.put("1 MiB seq read MB/s", new Figure(mbps(t1 - t0), server.cpuSeconds() - cpu0, gib));
+        }
         verify(server, files, setup);
         // 4 KiB random reads over all files, queue depth 16 on one connection
         long blocks = fileBytes / SMALL;
         SplittableRandom random = new SplittableRandom(4096);
-        out.put("4 KiB random read IOPS (QD 16)", rate(server, dialer, SMALL, (c, xid, i) -> {
+        out.put("4 KiB random read IOPS (QD 16)", rate(server, dialer, "4 KiB random read", SMALL, (c, xid, i) -> {
             long b = random.nextLong(blocks * STREAMS);
             c.sendRead(xid, files[(int) (b % STREAMS)], (b / STREAMS) * SMALL, SMALL);
         }));
-        out.put("GETATTR calls/s (QD 16)", rate(server, dialer, 0, (c, xid, i) -> c.sendGetattr(xid, files[0])));
+        out.put("GETATTR calls/s (QD 16)", rate(server, dialer, "GETATTR", 0, (c, xid, i) -> c.sendGetattr(xid, files[0])));
         if (setup == V41_FILES) {
-            out.put("OPEN+CLOSE pairs/s (QD 16)", rate(server, dialer, 0, (c, xid, i) -> c.sendOpenClose(xid, files[0])));
+            out.put("OPEN+CLOSE pairs/s (QD 16)", rate(server, dialer, "OPEN+CLOSE", 0, (c, xid, i) -> c.sendOpenClose(xid, files[0])));
         }
         return out;
     }
@@ -237,9 +248,9 @@ public final class NfsBench {
         Map<String, Figure> out = new LinkedHashMap<>();
         byte[] dir = Nfs3Client.mount(server.mount(), server.mountPath(), ROOT);
         String prefix = server.name() + "-new-";
-        out.put("CREATE files/s (QD 16)", count(server, TCP, NAMESPACE_CALLS,
+        out.put("CREATE files/s (QD 16)", count(server, TCP, "CREATE", NAMESPACE_CALLS,
                 (c, xid, i) -> c.sendCreate(xid, dir, prefix + i)));
-        out.put("REMOVE files/s (QD 16)", count(server, TCP, NAMESPACE_CALLS,
+        out.put("REMOVE files/s (QD 16)", count(server, TCP, "REMOVE", NAMESPACE_CALLS,
                 (c, xid, i) -> c.sendRemove(xid, dir, prefix + i)));
         return out;
     }
@@ -248,8 +259,10 @@ public final class NfsBench {
     private static final long NAMESPACE_CALLS = 4000;
 
     /** Calls per second of exactly {@code calls} calls on one connection at {@link #QUEUE_DEPTH}. */
-    private Figure count(ServerProcess server, Dialer dialer, long calls, Pipeline.CallSource source) throws Exception {
-        try (LoadConnection c = dialer.open(server, QUEUE_DEPTH)) {
+    private Figure count(ServerProcess server, Dialer dialer, String figure, long calls, Pipeline.CallSource source)
+            throws Exception {
+        try (LoadConnection c = dialer.open(server, QUEUE_DEPTH);
+                Profiles.Session p = Profiles.start(server.process(), server.name(), figure)) {
             double cpu0 = server.cpuSeconds();
             long t0 = System.nanoTime();
             long n = Pipeline.run(c, QUEUE_DEPTH, calls, Long.MAX_VALUE, 0, source);
@@ -300,15 +313,17 @@ public final class NfsBench {
     }
 
     /** Calls per second on one connection at {@link #QUEUE_DEPTH} for {@link #seconds}. */
-    private Figure rate(ServerProcess server, Dialer dialer, int minReply, Pipeline.CallSource source)
+    private Figure rate(ServerProcess server, Dialer dialer, String figure, int minReply, Pipeline.CallSource source)
             throws Exception {
         try (LoadConnection c = dialer.open(server, QUEUE_DEPTH)) {
             Pipeline.run(c, QUEUE_DEPTH, 2000, Long.MAX_VALUE, minReply, source); // warm-up
-            double cpu0 = server.cpuSeconds();
-            long t0 = System.nanoTime();
-            long n = Pipeline.run(c, QUEUE_DEPTH, Long.MAX_VALUE, t0 + seconds * 1_000_000_000L, minReply, source);
-            long t1 = System.nanoTime();
-            return new Figure(n / ((t1 - t0) / 1e9), server.cpuSeconds() - cpu0, n);
+            try (Profiles.Session p = Profiles.start(server.process(), server.name(), figure)) {
+                double cpu0 = server.cpuSeconds();
+                long t0 = System.nanoTime();
+                long n = Pipeline.run(c, QUEUE_DEPTH, Long.MAX_VALUE, t0 + seconds * 1_000_000_000L, minReply, source);
+                long t1 = System.nanoTime();
+                return new Figure(n / ((t1 - t0) / 1e9), server.cpuSeconds() - cpu0, n);
+            }
         }
     }
 

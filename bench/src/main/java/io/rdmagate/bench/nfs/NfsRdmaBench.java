@@ -1,6 +1,7 @@
 package io.rdmagate.bench.nfs;
 
 import io.rdmagate.bench.Figure;
+import io.rdmagate.bench.Profiles;
 import io.rdmagate.bench.Report;
 
 import com.sun.management.OperatingSystemMXBean;
@@ -51,6 +52,7 @@ public final class NfsRdmaBench {
             for (int r = 0; r < rounds; r++) {
                 for (int i = 0; i < dialers.size(); i++) {
                     long cpu0 = OS.getProcessCpuTime();
+                    Profiles.context(names.get(i) + "-r" + (r + 1));
                     Map<String, Figure> round = bench.round(gateway, dialers.get(i));
                     double client = (OS.getProcessCpuTime() - cpu0) / 1e9;
                     System.out.printf(Locale.ROOT, "round %d %s: %s (generator CPU %.1f s)%n", r + 1, names.get(i),
