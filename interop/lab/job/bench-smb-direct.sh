@@ -13,7 +13,7 @@ export LAB_JVM_OPTS=                        # measures speed: the JVM as shipped
 [ -f /job/env ] && . /job/env
 MIB=${BENCH_MIB:-256}
 RAND_SECONDS=${BENCH_SECONDS:-20}
-WARM_SECONDS=${BENCH_WARM_SECONDS:-45}
+WARM_SECONDS=${BENCH_WARM_SECONDS:-300}
 echo 1 > /proc/sys/kernel/panic_on_oops
 
 check siw-up rdma_dummy siw || exit 1
