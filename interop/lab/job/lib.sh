@@ -219,6 +219,43 @@ start_rdmagate() {
     return 1
 }
 
+# rdma_devices_check: `rdmagate rdma devices` (libibverbs through java.lang.foreign) says of every
+# device in /sys/class/infiniband what `ibv_devinfo -v` and sysfs say: transport, node GUID, limits,
+# port state, MTU, link layer, the first GID, and for RoCE the GIDs' network device and IPv4 address;
+# and each device takes a registration of one pool slab (4 MiB) through ibv_reg_mr.
+rdma_devices_check() {
+    local cp out dev info block want ndev roce= missing=() n=0
+    cp=$(cat /job/cp/classpath 2>/dev/null || echo '/job/cp/*')
+    out=$(java $(lab_jvm_opts) --enable-native-access=ALL-UNNAMED -cp "$cp" io.rdmagate.gateway.Main rdma devices 2>&1)
+    local rc=$?
+    echo "$out" > /job/rdma-devices.out
+    [ $rc = 0 ] || { echo "exit $rc: $out"; return 1; }
+    for dev in $(ls /sys/class/infiniband); do
+        n=$((n + 1))
+        info=$(ibv_devinfo -v -d "$dev")
+        block=$(echo "$out" | awk -v d="$dev" '$0 ~ "^"d": transport " { p = 1; print; next } /^[^ ]/ { p = 0 } p')
+        dv() { echo "$info" | awk -F':[ \t]+' -v k="$1" '$1 ~ "^[ \t]*"k"$" { split($2, w, " "); print w[1]; exit }'; }
+        for want in "$dev: transport $(dv transport)," "node_guid $(dv node_guid)" "max_mr_size $(dv max_mr_size)," \
+                "max_qp_wr $(dv max_qp_wr)," "max_sge $(dv max_sge)," "state $(dv state)," "active_mtu $(dv active_mtu)," \
+                "link_layer $(dv link_layer)," "GID[0] $(cat /sys/class/infiniband/$dev/ports/1/gids/0)" \
+                "registration of 4 MiB (local write, remote read and write): ok, lkey"; do
+            [[ $block == *"$want"* ]] || missing+=("$dev: '$want'")
+        done
+        # RoCE: the GID's network device and its IPv4 addresses (iWARP keeps no GID attributes: EINVAL)
+        ndev=$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/ndevs/0" 2>/dev/null)
+        if [ -n "$ndev" ]; then
+            [[ $block == *"GID[0] "*", $ndev"* ]] || missing+=("$dev: GID[0] on '$ndev'")
+            for addr in $(ip -4 -o addr show dev "$ndev" | awk '{ split($4, a, "/"); print a[1] }'); do
+                [[ $block == *", $addr"* ]] || missing+=("$dev: a GID of $addr")
+                roce="$roce $dev:$ndev:$addr"
+            done
+        fi
+    done
+    [ "$n" -gt 0 ] || { echo "no device in /sys/class/infiniband"; return 1; }
+    [ ${#missing[@]} = 0 ] || { echo "differs from ibv_devinfo/sysfs: ${missing[*]}"; return 1; }
+    echo "$n devices as ibv_devinfo and sysfs have them, each registering 4 MiB: $(ls /sys/class/infiniband | tr '\n' ' ')(RoCE GIDs:$roce)"
+}
+
 add_smb_user() {                            # add_smb_user CONFIG NAME PASSWORD: an SMB user acting as root
     local attempt cp
     cp=$(cat /job/cp/classpath 2>/dev/null || echo '/job/cp/*')

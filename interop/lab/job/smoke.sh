@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The lab's smoke job (runs in the guest): the soft RDMA devices come up, rping passes over
 # siw and rxe, the guest's own NFS client mounts its knfsd over RDMA and its cifs mounts
-# ksmbd over SMB Direct (a write and a read each, on both devices), and, when HEALTH_PORT
+# ksmbd over SMB Direct (a write and a read each, on both devices), rdmagate's `rdma devices`
+# (when the lab gave the guest its class path) lists both devices as ibv_devinfo does, and, when HEALTH_PORT
 # is set, the host's forwarded 10.0.2.100:HEALTH_PORT answers GET /health with "up".
 set -uo pipefail
 . /job/lib.sh
@@ -28,6 +29,11 @@ fi
 
 check siw-up rdma_dummy siw
 check rxe-up rdma_dummy rxe
+# rdmagate's libibverbs binding (the verbs provider's device listing) against ibv_devinfo and sysfs
+if [ -f /job/cp/classpath ]; then
+    if out=$(rdma_devices_check 2>&1); then result rdma-devices PASS "$out"; else result rdma-devices FAIL "$out"; fi
+    cat /job/rdma-devices.out
+fi
 check rping-siw rping_check "$SIW_ADDR"
 check rping-rxe rping_check "$RXE_ADDR"
 

@@ -30,6 +30,7 @@ class LabSmokeTest {
                     .labScript("smoke.sh")
                     .env("HEALTH_PORT", gateway.httpPort())
                     .forward(gateway.httpPort())
+                    .gatewayInGuest()
                     .timeout(Duration.ofMinutes(8))
                     .run();
             run.assertPassed(List.of(
@@ -38,6 +39,7 @@ class LabSmokeTest {
                     "host-health",          // GET /health of the host's rdmagate through the forward: 200, "up"
                     "guest-restricted",     // the guest reaches nothing but the forwarded port
                     "siw-up", "rxe-up",     // soft iWARP and soft RoCE on dummy netdevs
+                    "rdma-devices",         // rdmagate rdma devices (libibverbs) lists both as ibv_devinfo -v does
                     "rping-siw", "rping-rxe",
                     "knfsd-start",
                     "knfsd-rdma-siw",       // NFSv4.1 over RDMA (siw): mount, 8 MiB written and read back

@@ -6,7 +6,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "rdmagate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "A file gateway: NFS and SMB over TCP and RDMA on one directory tree.",
-        subcommands = {ServeCommand.class, UserCommand.class, HealthCommand.class})
+        subcommands = {ServeCommand.class, UserCommand.class, HealthCommand.class, RdmaCommand.class})
 public final class RdmagateCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -49,7 +49,7 @@ class CliTest {
     @Test
     void helpOfEveryCommandNamesAndDescribesEveryOption() {
         List<CommandLine> commands = allCommands(Main.commandLine());
-        assertEquals(List.of("rdmagate", "serve", "user", "add", "list", "remove", "health"),
+        assertEquals(List.of("rdmagate", "serve", "user", "add", "list", "remove", "health", "rdma", "devices"),
                 commands.stream().map(CommandLine::getCommandName).toList());
         for (CommandLine c : commands) {
             List<String> path = new ArrayList<>();
@@ -183,5 +183,24 @@ class CliTest {
                 assertEquals(2, e.exitCode());
             }
         }
+    }
+
+    @Test
+    void rdmaDevicesListsWhatSysfsHasOrSaysWhyThereIsNone() throws Exception {
+        Run r = run("rdma", "devices");
+        Path sys = Path.of("/sys/class/infiniband");
+        List<String> devices = Files.isDirectory(sys)
+                ? Files.list(sys).map(p -> p.getFileName().toString()).sorted().toList() : List.of();
+        if (devices.isEmpty()) {
+            assertEquals(1, r.code(), r.out() + r.err());
+            assertTrue(r.out().contains("verbs: not available: ") || r.out().contains("verbs: 0 devices"), r.out());
+        } else {
+            assertEquals(0, r.code(), r.out() + r.err());
+            for (String d : devices) {
+                assertTrue(r.out().contains("\n" + d + ": transport "), d + " listed:\n" + r.out());
+            }
+        }
+        assertTrue(r.out().contains("soft: the built-in software iWARP"), "the provider that needs no device is named");
+        assertEquals("", r.err());
     }
 }
