@@ -163,6 +163,27 @@ class SmbclientTest {
         assertTrue(r.out().contains("altname: LONGF~YW.TXT"), r.out());
     }
 
+    /** A file opens by its 8.3 name, through a directory named by its own, in any case (MS-FSA 2.1.5.1). */
+    @Test
+    void filesOpenByTheirEightDotThreeNames() throws Exception {
+        Path dir = Files.createDirectories(export.resolve("Program Files"));
+        Files.writeString(dir.resolve("report.final.docx"), "opened by its short name\n");
+        Path upper = local.resolve("upper.txt");
+        Path lower = local.resolve("lower.txt");
+        Result r = smbclient("//127.0.0.1/data", "-m", "SMB3", "-c",
+                "get PROGR~RE\\REPOR~MH.DOC " + upper + "; get progr~re\\repor~mh.doc " + lower
+                + "; allinfo PROGR~RE\\REPOR~MH.DOC");
+        assertEquals(0, r.exit(), r.out());
+        assertEquals("opened by its short name\n", Files.readString(upper));
+        assertEquals("opened by its short name\n", Files.readString(lower));
+        assertTrue(r.out().contains("altname: REPOR~MH.DOC"), r.out());
+
+        r = smbclient("//127.0.0.1/data", "-m", "SMB3", "-c", "get PROGR~ZZ\\REPOR~MH.DOC " + local.resolve("none.txt"));
+        assertTrue(r.out().contains("NT_STATUS_OBJECT_PATH_NOT_FOUND"), "a short name of nothing: " + r.out());
+        r = smbclient("//127.0.0.1/data", "-m", "SMB3", "-c", "get PROGR~RE\\REPOR~ZZ.DOC " + local.resolve("none.txt"));
+        assertTrue(r.out().contains("NT_STATUS_OBJECT_NAME_NOT_FOUND"), "a short name of nothing: " + r.out());
+    }
+
     @Test
     void readOnlyShareRefusesWrites() throws Exception {
         Files.writeString(local.resolve("up.txt"), "x");

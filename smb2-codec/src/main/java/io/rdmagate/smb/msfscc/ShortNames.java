@@ -27,6 +27,15 @@ public final class ShortNames {
         return isShortIgnoringCase(name) && name.equals(name.toUpperCase(Locale.ROOT));
     }
 
+    /**
+     * Whether {@code name} can be an 8.3 name this class made for a longer one: a valid 8.3 name in
+     * any case with a {@code ~} in it. A CREATE of a name that does not exist but may be one looks
+     * for the entry it was made for.
+     */
+    public static boolean mayBeMangled(String name) {
+        return name.indexOf('~') > 0 && isShortIgnoringCase(name);
+    }
+
     private static boolean isShortIgnoringCase(String name) {
         int dot = name.indexOf('.');
         String base = dot < 0 ? name : name.substring(0, dot);

@@ -6,6 +6,7 @@ import io.rdmagate.smb.msdtyp.Sid;
 import io.rdmagate.smb.mserref.NtStatus;
 import io.rdmagate.smb.msfscc.FileInfo;
 import io.rdmagate.smb.msfscc.FullEaInformation;
+import io.rdmagate.smb.msfscc.ShortNames;
 import io.rdmagate.smb.mssmb2.CreateContext;
 import io.rdmagate.smb.mssmb2.FileId;
 import io.rdmagate.smb.mssmb2.Smb2Create;
@@ -168,8 +169,7 @@ public final class Create implements Command {
         } else {
             name = comps.getLast();
             try {
-                parent = comps.size() == 1 ? root
-                        : vfs.resolve(caller, root, Files.join(comps, 0, comps.size() - 1, "/"), true).handle();
+                parent = comps.size() == 1 ? root : directory(vfs, caller, root, comps);
                 if (vfs.getattr(parent).type() != FileType.DIRECTORY) {
                     throw new SmbException(NtStatus.OBJECT_PATH_NOT_FOUND, "parent of " + req.name() + " is a file");
                 }
@@ -526,6 +526,39 @@ public final class Create implements Command {
         return exta == null ? null : ExtendedAttributes.decode(exta.data());
     }
 
+    /**
+     * The directory that holds the last of {@code comps}: resolved in one walk, or, when that finds
+     * no such directory and a component may be an 8.3 name ({@code PROGRA~1}), component by
+     * component through {@link #lookup}, which also matches 8.3 names.
+     */
+    private static FileHandle directory(VirtualFileSystem vfs, Caller caller, FileHandle root, List<String> comps)
+            throws VfsException, SmbException {
+        try {
+            return vfs.resolve(caller, root, Files.join(comps, 0, comps.size() - 1, "/"), true).handle();
+        } catch (VfsException e) {
+            if (e.error() != VfsError.NOT_FOUND || comps.subList(0, comps.size() - 1).stream().noneMatch(ShortNames::mayBeMangled)) {
+                throw e;
+            }
+        }
+        FileHandle dir = root;
+        for (String comp : comps.subList(0, comps.size() - 1)) {
+            Node n = lookup(vfs, caller, dir, comp);
+            if (n == null) {
+                throw new VfsException(VfsError.NOT_FOUND, comp);
+            }
+            if (n.attributes().type() != FileType.DIRECTORY) {
+                throw new VfsException(VfsError.NOT_DIRECTORY, comp);
+            }
+            dir = n.handle();
+        }
+        return dir;
+    }
+
+    /**
+     * The entry {@code name} of {@code parent}, following a symlink; on a case-insensitive share
+     * matched without case; and, when no entry has that name, the entry whose 8.3 name it is
+     * (MS-FSA 2.1.5.1: a file opens by its short name too), as Samba's mangled names do.
+     */
     static Node lookup(VirtualFileSystem vfs, Caller caller, FileHandle parent, String name) throws VfsException, SmbException {
         try {
             Node n = vfs.lookup(caller, parent, name);
@@ -535,10 +568,11 @@ public final class Create implements Command {
             return n;
         } catch (VfsException e) {
             if (e.error() == VfsError.NOT_FOUND) {
-                if (vfs.options().caseInsensitive()) {
-                    return caseInsensitive(vfs, caller, parent, name);
+                Node n = vfs.options().caseInsensitive() ? caseInsensitive(vfs, caller, parent, name) : null;
+                if (n == null && ShortNames.mayBeMangled(name)) {
+                    n = byShortName(vfs, caller, parent, name);
                 }
-                return null;
+                return n;
             }
             if (e.error() == VfsError.ESCAPE) {
                 throw new SmbException(NtStatus.ACCESS_DENIED, name + " leads out of the share");
@@ -556,6 +590,26 @@ public final class Create implements Command {
             for (io.rdmagate.vfs.DirectoryEntry e : p.entries()) {
                 if (e.name().equalsIgnoreCase(name)) {
                     return vfs.lookup(caller, parent, e.name());
+                }
+                cookie = e.cookie();
+            }
+            verifier = p.verifier();
+            if (p.eof() || p.entries().isEmpty()) {
+                return null;
+            }
+        }
+    }
+
+    /** The entry of {@code parent} whose 8.3 name ({@link ShortNames#of}) is {@code shortName}, without case; null if none. */
+    static Node byShortName(VirtualFileSystem vfs, Caller caller, FileHandle parent, String shortName) throws VfsException {
+        long cookie = 0;
+        long verifier = 0;
+        while (true) {
+            io.rdmagate.vfs.DirectoryPage p = vfs.readdir(caller, parent, cookie, verifier, 512, false);
+            for (io.rdmagate.vfs.DirectoryEntry e : p.entries()) {
+                if (!ShortNames.isShort(e.name()) && ShortNames.of(e.name()).equalsIgnoreCase(shortName)) {
+                    Node n = vfs.lookup(caller, parent, e.name());
+                    return n.attributes().type() == FileType.SYMLINK ? vfs.resolve(caller, parent, e.name(), true) : n;
                 }
                 cookie = e.cookie();
             }
