@@ -61,6 +61,26 @@ final class Libibverbs {
      * libraries.
      */
     final Optional<MethodHandle> queryGidEx;
+    /** {@code struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *)}; errno on NULL. */
+    final MethodHandle createCompChannel;
+    /** {@code int ibv_destroy_comp_channel(struct ibv_comp_channel *)}: 0 or an errno value (EBUSY while CQs use it). */
+    final MethodHandle destroyCompChannel;
+    /**
+     * {@code struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, struct ibv_comp_channel *,
+     * int comp_vector)}; errno on NULL.
+     */
+    final MethodHandle createCq;
+    /** {@code int ibv_destroy_cq(struct ibv_cq *)}: 0 or an errno value (EBUSY while queue pairs use it). */
+    final MethodHandle destroyCq;
+    /**
+     * {@code int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context)}: blocks
+     * until an armed CQ of the channel has a completion; 0, or -1 with errno.
+     */
+    final MethodHandle getCqEvent;
+    /** {@code void ibv_ack_cq_events(struct ibv_cq *, unsigned int nevents)}. */
+    final MethodHandle ackCqEvents;
+    /** {@code int ibv_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask)}: 0 or an errno value. */
+    final MethodHandle modifyQp;
 
     private Libibverbs(SymbolLookup lib) throws VerbsUnavailableException {
         getDeviceList = fn(lib, "ibv_get_device_list", FunctionDescriptor.of(PTR, PTR));
@@ -76,6 +96,13 @@ final class Libibverbs {
         deregMr = fn(lib, "ibv_dereg_mr", FunctionDescriptor.of(INT, PTR));
         queryGidEx = lib.find("_ibv_query_gid_ex").map(a -> LINKER.downcallHandle(a,
                 FunctionDescriptor.of(INT, PTR, INT, INT, PTR, INT, ValueLayout.JAVA_LONG)));
+        createCompChannel = fn(lib, "ibv_create_comp_channel", FunctionDescriptor.of(PTR, PTR));
+        destroyCompChannel = fn(lib, "ibv_destroy_comp_channel", FunctionDescriptor.of(INT, PTR));
+        createCq = fn(lib, "ibv_create_cq", FunctionDescriptor.of(PTR, PTR, INT, PTR, PTR, INT));
+        destroyCq = fn(lib, "ibv_destroy_cq", FunctionDescriptor.of(INT, PTR));
+        getCqEvent = fn(lib, "ibv_get_cq_event", FunctionDescriptor.of(INT, PTR, PTR, PTR));
+        ackCqEvents = fn(lib, "ibv_ack_cq_events", FunctionDescriptor.ofVoid(PTR, INT));
+        modifyQp = fn(lib, "ibv_modify_qp", FunctionDescriptor.of(INT, PTR, PTR, INT));
     }
 
     /** The library, loaded on first use. */

@@ -150,7 +150,7 @@ public final class VerbsDevices {
     }
 
     /** The process's locked-memory limit, and how to raise it. */
-    private static String memlockAdvice() {
+    static String memlockAdvice() {
         String limit = "unknown";
         try {
             for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/limits"))) {
