@@ -6,7 +6,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "rdma", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Looks at the host's RDMA devices, as the gateway would use them.",
-        subcommands = {RdmaDevicesCommand.class})
+        subcommands = {RdmaDevicesCommand.class, RdmaRpingCommand.class})
 public final class RdmaCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -49,7 +49,7 @@ class CliTest {
     @Test
     void helpOfEveryCommandNamesAndDescribesEveryOption() {
         List<CommandLine> commands = allCommands(Main.commandLine());
-        assertEquals(List.of("rdmagate", "serve", "user", "add", "list", "remove", "health", "rdma", "devices"),
+        assertEquals(List.of("rdmagate", "serve", "user", "add", "list", "remove", "health", "rdma", "devices", "rping"),
                 commands.stream().map(CommandLine::getCommandName).toList());
         for (CommandLine c : commands) {
             List<String> path = new ArrayList<>();
