@@ -173,8 +173,8 @@ final class CmEventLoop {
             if (rc != 0) {
                 int e = Libibverbs.errno(errno);
                 if (e != Libc.EAGAIN && e != Libc.EINTR) {
-                    log.warn("rdma_get_cm_event on {} failed: errno {}", name, e);
-                    backOff(); // a channel stuck in error must not spin this thread
+                    log.error("rdma_get_cm_event on {} failed: errno {}; its connections get no more events", name, e);
+                    waiter.ignoreFd(); // a channel stuck in error must neither spin this thread nor put it to sleep
                 }
                 return;
             }
@@ -187,14 +187,6 @@ final class CmEventLoop {
                 throw new IllegalStateException("rdma_ack_cm_event", t);
             }
             dispatch(event);
-        }
-    }
-
-    static void backOff() {
-        try {
-            Thread.sleep(100);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

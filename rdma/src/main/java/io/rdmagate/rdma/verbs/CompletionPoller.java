@@ -197,8 +197,9 @@ final class CompletionPoller {
             if (rc != 0) {
                 int e = Libibverbs.errno(errno);
                 if (e != Libc.EAGAIN && e != Libc.EINTR) {
-                    log.warn("ibv_get_cq_event on {} failed: errno {}", device.name(), e);
-                    CmEventLoop.backOff(); // a channel stuck in error must not spin this thread
+                    log.error("ibv_get_cq_event on {} failed: errno {}; its completions are no longer delivered",
+                            device.name(), e);
+                    waiter.ignoreFd(); // a channel stuck in error must neither spin this thread nor put it to sleep
                 }
                 return;
             }

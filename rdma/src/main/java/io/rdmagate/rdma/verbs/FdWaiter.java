@@ -90,6 +90,15 @@ final class FdWaiter implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops watching the fd (poll(2) skips a negative fd): for a channel whose reads fail for good,
+     * so that its owner neither spins on an fd that stays readable nor sleeps to avoid it, and still
+     * wakes for {@link #wake}. Owner thread only.
+     */
+    void ignoreFd() {
+        pollfds.set(ValueLayout.JAVA_INT, Libc.POLLFD_FD, -1);
+    }
+
     /** Makes the owner's current or next {@link #await} return with {@link #WOKEN}. Any thread. */
     synchronized void wake() {
         if (closed) {

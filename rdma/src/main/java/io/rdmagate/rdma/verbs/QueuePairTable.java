@@ -55,7 +55,9 @@ final class QueuePairTable {
         }
         if (table.get(index) != null) {
             table.set(index, null);
-            size--;
+            if (--size == 0) {
+                notifyAll(); // awaitEmpty
+            }
         }
         generation[index] = (generation[index] + 1) & 0xfff; // a late completion of this serial no longer matches
         free.push(index);
@@ -75,6 +77,19 @@ final class QueuePairTable {
     /** Queue pairs live now. */
     synchronized int size() {
         return size;
+    }
+
+    /** Waits until no queue pair is live or {@code nanos} have passed; whether none is. Not for the provider's threads. */
+    synchronized boolean awaitEmpty(long nanos) throws InterruptedException {
+        long end = System.nanoTime() + nanos;
+        while (size > 0) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
     }
 
     /** The live queue pairs, for the device's close. */

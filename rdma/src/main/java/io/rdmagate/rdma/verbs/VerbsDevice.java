@@ -372,7 +372,8 @@ public final class VerbsDevice implements RdmaDevice {
      * Closes the listeners, disconnects every queue pair and waits (up to their teardown grace) for
      * them to be destroyed, closes what domains are left, stops the threads and gives the device list
      * back to librdmacm. The context itself stays open: it is librdmacm's (man rdma_get_devices:
-     * "Devices remain opened while the librdmacm is loaded").
+     * "Devices remain opened while the librdmacm is loaded"). It waits, so it is for the owner's
+     * shutdown, never for a completion handler or a connection event (their threads do the teardown).
      */
     @Override
     public void close() {
@@ -388,14 +389,10 @@ public final class VerbsDevice implements RdmaDevice {
         for (VerbsQueuePair qp : queuePairs.snapshot()) {
             qp.disconnect();
         }
-        long end = System.nanoTime() + VerbsQueuePair.TEARDOWN_GRACE.plusSeconds(2).toNanos();
-        while (queuePairs.size() > 0 && System.nanoTime() < end) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
+        try {
+            queuePairs.awaitEmpty(VerbsQueuePair.TEARDOWN_GRACE.plusSeconds(2).toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         if (queuePairs.size() > 0) {
             log.warn("{} closed with {} queue pairs not yet destroyed", name, queuePairs.size());
